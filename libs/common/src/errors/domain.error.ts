@@ -1,0 +1,33 @@
+/**
+ * Base of every error a service may throw on purpose. The HTTP status travels with the error so that
+ * one filter can render all of them as `{"error": message}`; messages must name the thing concerned
+ * and must never carry a secret.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends DomainError {
+  readonly status = 400;
+}
+
+export class UnauthorizedError extends DomainError {
+  readonly status = 401;
+}
+
+export class ForbiddenError extends DomainError {
+  readonly status = 403;
+}
+
+export class NotFoundError extends DomainError {
+  readonly status = 404;
+}
+
+export class ConflictError extends DomainError {
+  readonly status = 409;
+}

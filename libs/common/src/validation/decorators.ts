@@ -1,0 +1,257 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  registerDecorator,
+  type ValidationArguments,
+} from 'class-validator';
+import { encodeIssue } from './issue.js';
+
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off']);
+
+const missing = () => IsDefined({ message: encodeIssue('missing', 'Field required') });
+const stringType = () => IsString({ message: encodeIssue('string_type', 'Input should be a valid string') });
+const nullableOptional = () => IsOptional();
+
+interface Described {
+  description: string;
+  example?: unknown;
+}
+
+/** A query or body boolean; the query forms true/false/1/0/yes/no/on/off are accepted. */
+export function OptionalBoolean(options: Described & { default?: boolean; nullable?: boolean }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: Boolean,
+      description: options.description,
+      default: options.default,
+      nullable: options.nullable,
+    }),
+    Transform(({ value }) => toBoolean(value)),
+    nullableOptional(),
+    IsBoolean({ message: encodeIssue('bool_parsing', 'Input should be a valid boolean, unable to interpret input') }),
+  );
+}
+
+export function RequiredBoolean(options: Described): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ type: Boolean, description: options.description, example: options.example }),
+    Transform(({ value }) => toBoolean(value)),
+    missing(),
+    IsBoolean({ message: encodeIssue('bool_parsing', 'Input should be a valid boolean, unable to interpret input') }),
+  );
+}
+
+function toBoolean(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const word = value.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) {
+      return true;
+    }
+    if (FALSE_WORDS.has(word)) {
+      return false;
+    }
+  }
+  return value;
+}
+
+/** An integer in the query, parsed from its text; out-of-range values name the bound. */
+export function OptionalInt(options: Described & { default: number; min?: number; max?: number }): PropertyDecorator {
+  const decorators: PropertyDecorator[] = [
+    ApiPropertyOptional({
+      type: 'integer',
+      description: options.description,
+      default: options.default,
+      minimum: options.min,
+      maximum: options.max,
+    }),
+    Transform(({ value }) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value)),
+    nullableOptional(),
+    IsInt({ message: encodeIssue('int_parsing', 'Input should be a valid integer, unable to parse string as an integer') }),
+  ];
+  if (options.min !== undefined) {
+    decorators.push(
+      Min(options.min, {
+        message: encodeIssue('greater_than_equal', `Input should be greater than or equal to ${options.min}`),
+      }),
+    );
+  }
+  if (options.max !== undefined) {
+    decorators.push(
+      Max(options.max, {
+        message: encodeIssue('less_than_equal', `Input should be less than or equal to ${options.max}`),
+      }),
+    );
+  }
+  return applyDecorators(...decorators);
+}
+
+interface StringOptions extends Described {
+  maxLength?: number;
+  minLength?: number;
+  nullable?: boolean;
+}
+
+function stringConstraints(options: StringOptions): PropertyDecorator[] {
+  const decorators: PropertyDecorator[] = [stringType()];
+  if (options.minLength !== undefined) {
+    decorators.push(
+      MinLength(options.minLength, {
+        message: encodeIssue('string_too_short', `String should have at least ${options.minLength} character(s)`),
+      }),
+    );
+  }
+  if (options.maxLength !== undefined) {
+    decorators.push(
+      MaxLength(options.maxLength, {
+        message: encodeIssue('string_too_long', `String should have at most ${options.maxLength} characters`),
+      }),
+    );
+  }
+  return decorators;
+}
+
+export function RequiredString(options: StringOptions): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({
+      type: String,
+      description: options.description,
+      example: options.example,
+      maxLength: options.maxLength,
+      minLength: options.minLength,
+    }),
+    missing(),
+    ...stringConstraints(options),
+  );
+}
+
+export function OptionalString(options: StringOptions): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      description: options.description,
+      example: options.example,
+      maxLength: options.maxLength,
+      nullable: options.nullable,
+    }),
+    nullableOptional(),
+    ...stringConstraints(options),
+  );
+}
+
+/** A path or body UUID. */
+export function RequiredUuid(options: Described): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ type: String, format: 'uuid', description: options.description }),
+    missing(),
+    IsUUID('all', { message: encodeIssue('uuid_parsing', 'Input should be a valid UUID') }),
+  );
+}
+
+function enumMessage(values: readonly string[]): string {
+  const quoted = values.map((v) => `'${v}'`);
+  const list = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}` : quoted[0];
+  return `Input should be ${list}`;
+}
+
+export function RequiredEnum(
+  values: readonly string[],
+  options: Described & { enumName: string },
+): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ enum: values, enumName: options.enumName, description: options.description }),
+    missing(),
+    IsIn(values as string[], { message: encodeIssue('enum', enumMessage(values)) }),
+  );
+}
+
+export function OptionalEnum(
+  values: readonly string[],
+  options: Described & { enumName: string; default?: string; nullable?: boolean },
+): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      enum: values,
+      enumName: options.enumName,
+      description: options.description,
+      default: options.default,
+      nullable: options.nullable,
+    }),
+    nullableOptional(),
+    IsIn(values as string[], { message: encodeIssue('enum', enumMessage(values)) }),
+  );
+}
+
+/** A JSON object (dictionary); arrays and scalars are rejected. */
+export function OptionalObject(options: Described & { nullable?: boolean }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: true,
+      description: options.description,
+      nullable: options.nullable,
+      example: options.example,
+    }),
+    nullableOptional(),
+    IsObject({ message: encodeIssue('dict_type', 'Input should be a valid dictionary') }),
+  );
+}
+
+/**
+ * An array of strings. In the query a single value arrives as a string and repeated keys as an
+ * array; both become an array. Elements that are not strings are reported with their index.
+ */
+export function OptionalStringArray(options: Described & { nullable?: boolean }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: [String],
+      description: options.description,
+      nullable: options.nullable,
+      example: options.example,
+    }),
+    nullableOptional(),
+    IsStringArray(),
+  );
+}
+
+/** Query form of `OptionalStringArray`: a lone value becomes a one-element array. */
+export function OptionalQueryStringArray(options: Described): PropertyDecorator {
+  return applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' ? [value] : value)),
+    OptionalStringArray(options),
+  );
+}
+
+function IsStringArray(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'isStringArray',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string'),
+        defaultMessage: (args?: ValidationArguments) => {
+          const value: unknown = args?.value;
+          if (!Array.isArray(value)) {
+            return encodeIssue('list_type', 'Input should be a valid list');
+          }
+          const index = value.findIndex((v) => typeof v !== 'string');
+          return encodeIssue('string_type', 'Input should be a valid string', index);
+        },
+      },
+    });
+  };
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { Logger as PinoLogger } from 'pino';
+import { buildOpenApiDocument, createPino, PinoLoggerService } from '../libs/common/src/index.js';
+import { ApiModule } from './api.module.js';
+import { loadConfig } from './config/app-config.js';
+import type { DatabaseModuleOptions } from './database/database.module.js';
+import { API_KEY_HEADER } from './projects/api-key.guard.js';
+
+export const API_VERSION = '0.0.1-beta.3';
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+export interface ApiAppOptions {
+  database: DatabaseModuleOptions;
+  /** Build the module graph without instantiating providers (OpenAPI generation, no database). */
+  preview?: boolean;
+}
+
+/** The HTTP service, configured the same way for `patchbay serve`, the tests and OpenAPI generation. */
+export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyApplication> {
+  const config = loadConfig(process.env);
+  const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger as never,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(options), adapter, {
+    logger: new PinoLoggerService(logger as PinoLogger),
+    preview: options.preview,
+    abortOnError: false,
+  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (request, reply, done) => {
+      void reply.header('x-request-id', request.id);
+      done();
+    });
+  if (!options.preview) {
+    const document = openApiDocument(app);
+    SwaggerModule.setup('v1/docs', app, document, {
+      jsonDocumentUrl: 'v1/openapi.json',
+      yamlDocumentUrl: 'v1/openapi.yaml',
+      customSiteTitle: 'Patchbay API',
+    });
+  }
+  app.enableShutdownHooks();
+  return app;
+}
+
+export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {
+  return buildOpenApiDocument(app, {
+    title: 'Patchbay',
+    description:
+      'Tool integration for AI agents: search a catalogue of apps and functions, get LLM-ready function ' +
+      'definitions, configure apps, link accounts and execute functions for linked-account owners.',
+    version: API_VERSION,
+    apiKeyHeader: API_KEY_HEADER,
+  });
+}
+
+/** The committed OpenAPI document, generated without starting a database. */
+export async function generateOpenApi(): Promise<OpenAPIObject> {
+  const app = await createApiApp({ database: { holder: 'openapi', runMigrations: false }, preview: true });
+  try {
+    return openApiDocument(app);
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,35 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter, RequestValidationPipe } from '../libs/common/src/index.js';
+import { FEATURE_MODULES } from './feature-modules.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { ApiKeyGuard } from './projects/api-key.guard.js';
+import { ProjectsModule } from './projects/projects.module.js';
+
+export interface ApiModuleOptions {
+  database: DatabaseModuleOptions;
+}
+
+/** The HTTP service: every feature module behind the global API-key guard, validation pipe and error filter. */
+@Module({})
+export class ApiModule {
+  static forRoot(options: ApiModuleOptions): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        ConfigModule,
+        DatabaseModule.forRoot(options.database),
+        ProjectsModule,
+        HealthModule,
+        ...FEATURE_MODULES,
+      ],
+      providers: [
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,93 @@
+import { type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+import { databaseOptions } from './database-options.js';
+import { EmbeddedDatabase } from './embedded-database.js';
+
+export interface DatabaseModuleOptions {
+  /** Who opens the embedded data directory (shown to a second process that tries to). */
+  holder: string;
+  /** Start the embedded database from this dump, in memory, instead of DATA_DIR (tests). */
+  embeddedTemplate?: Blob;
+  /** Apply pending migrations at start. */
+  runMigrations: boolean;
+}
+
+export const EMBEDDED_DATABASE = Symbol('EMBEDDED_DATABASE');
+
+/** Closes the embedded database after TypeORM's pool, whatever order Nest runs shutdown hooks in. */
+class EmbeddedDatabaseLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(EMBEDDED_DATABASE) private readonly embedded: EmbeddedDatabase | null,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.embedded) {
+      return;
+    }
+    const dataSource = this.moduleRef.get(DataSource, { strict: false });
+    if (dataSource.isInitialized) {
+      await dataSource.destroy();
+    }
+    await this.embedded.close();
+  }
+}
+
+@Module({})
+class EmbeddedDatabaseModule {
+  static forRoot(options: DatabaseModuleOptions): DynamicModule {
+    return {
+      module: EmbeddedDatabaseModule,
+      providers: [
+        {
+          provide: EMBEDDED_DATABASE,
+          inject: [AppConfig],
+          useFactory: async (config: AppConfig): Promise<EmbeddedDatabase | null> => {
+            if (!config.embedded) {
+              return null;
+            }
+            const db = await EmbeddedDatabase.open({
+              dataDir: options.embeddedTemplate ? 'memory://' : config.DATA_DIR,
+              loadDataDir: options.embeddedTemplate,
+              maxConnections: config.DATABASE_POOL_SIZE + 5,
+              holder: options.holder,
+            });
+            new Logger('Database').log(
+              options.embeddedTemplate ? 'Embedded database in memory' : `Embedded database in ${config.DATA_DIR}`,
+            );
+            return db;
+          },
+        },
+        EmbeddedDatabaseLifecycle,
+      ],
+      exports: [EMBEDDED_DATABASE],
+    };
+  }
+}
+
+/** TypeORM on PostgreSQL: the server at DATABASE_URL, or the embedded one served on a loopback port. */
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseModuleOptions): DynamicModule {
+    const embedded = EmbeddedDatabaseModule.forRoot(options);
+    return {
+      module: DatabaseModule,
+      global: true,
+      imports: [
+        embedded,
+        TypeOrmModule.forRootAsync({
+          imports: [embedded],
+          inject: [AppConfig, EMBEDDED_DATABASE],
+          useFactory: (config: AppConfig, db: EmbeddedDatabase | null) => ({
+            ...databaseOptions(config, db ?? undefined),
+            migrationsRun: options.runMigrations,
+          }),
+        }),
+      ],
+      exports: [TypeOrmModule],
+    };
+  }
+}

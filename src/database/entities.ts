@@ -1,0 +1,16 @@
+import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import { AppEntity } from '../apps/app.entity.js';
+import { FunctionEntity } from '../functions/function.entity.js';
+import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { ApiKeyEntity } from '../projects/api-key.entity.js';
+import { ProjectEntity } from '../projects/project.entity.js';
+
+/** Listed explicitly: ESM builds cannot rely on TypeORM's file globbing. */
+export const ENTITIES = [
+  ProjectEntity,
+  ApiKeyEntity,
+  AppEntity,
+  FunctionEntity,
+  AppConfigurationEntity,
+  LinkedAccountEntity,
+];

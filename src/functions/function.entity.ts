@@ -1,0 +1,55 @@
+import { AppEntity } from '../apps/app.entity.js';
+import { Column, JoinColumn, ManyToOne, type Relation, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export interface RestProtocolData {
+  method: string;
+  path: string;
+  server_url: string;
+}
+
+@Entity('functions')
+export class FunctionEntity {
+  @PrimaryColumn('text')
+  name: string;
+
+  @Index()
+  @Column('text')
+  app_name: string;
+
+  @ManyToOne(() => AppEntity, { onDelete: 'CASCADE', onUpdate: 'CASCADE' })
+  @JoinColumn({ name: 'app_name' })
+  app?: Relation<AppEntity>;
+
+  @Column('text')
+  description: string;
+
+  @Column('text', { array: true })
+  tags: string[];
+
+  @Column('text')
+  visibility: 'public' | 'private';
+
+  @Column('boolean')
+  active: boolean;
+
+  @Column('text')
+  protocol: 'rest' | 'connector';
+
+  @Column('jsonb')
+  protocol_data: RestProtocolData | Record<string, unknown>;
+
+  @Column('jsonb')
+  parameters: Record<string, unknown>;
+
+  @Column('jsonb')
+  response: Record<string, unknown>;
+
+  @Column('text')
+  content_hash: string;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updated_at: Date;
+}

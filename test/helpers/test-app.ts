@@ -1,0 +1,123 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { inject } from 'vitest';
+import { createApiApp } from '../../src/api-app.js';
+import { withDatabase } from './database-url.js';
+import { TestContext } from './test-context.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  apiKey?: string | null;
+  query?: Record<string, string | number | boolean | (string | number | boolean)[] | undefined>;
+  body?: unknown;
+  /** Raw body text, sent as JSON content type. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The real service on a loopback port with its own fresh database (a copy of the migrated
+ * template), driven through real HTTP.
+ */
+export class TestApp {
+  private constructor(
+    readonly app: NestFastifyApplication,
+    readonly url: string,
+    readonly ctx: TestContext,
+    private readonly dropDatabase?: () => Promise<void>,
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<TestApp> {
+    const template = inject('databaseTemplate');
+    process.env.SECRETS_KEY ??= randomBytes(32).toString('base64');
+    process.env.LOG_LEVEL ??= 'silent';
+    Object.assign(process.env, env);
+    let embeddedTemplate: Blob | undefined;
+    let dropDatabase: (() => Promise<void>) | undefined;
+    if (template.kind === 'embedded') {
+      delete process.env.DATABASE_URL;
+      embeddedTemplate = new Blob([readFileSync(template.dumpPath)]);
+    } else {
+      const name = `patchbay_t_${randomBytes(6).toString('hex')}`;
+      const admin = new DataSource({ type: 'postgres', url: template.url });
+      await admin.initialize();
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template.template}"`);
+      process.env.DATABASE_URL = withDatabase(template.url, name);
+      dropDatabase = async () => {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await admin.destroy();
+      };
+    }
+    const app = await createApiApp({ database: { holder: 'test', embeddedTemplate, runMigrations: true } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.getHttpServer().address() as { port: number };
+    const url = `http://127.0.0.1:${address.port}`;
+    return new TestApp(app, url, new TestContext(app), dropDatabase);
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+    const target = new URL(path, this.url);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value === undefined) {
+        continue;
+      }
+      for (const item of Array.isArray(value) ? value : [value]) {
+        target.searchParams.append(key, String(item));
+      }
+    }
+    const headers: Record<string, string> = { ...options.headers };
+    const apiKey = options.apiKey === undefined ? this.ctx.defaultApiKey : options.apiKey;
+    if (apiKey) {
+      headers['x-api-key'] = apiKey;
+    }
+    let body: string | undefined;
+    if (options.rawBody !== undefined) {
+      body = options.rawBody;
+      headers['content-type'] ??= 'application/json';
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(target, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) {
+      parsed = JSON.parse(text);
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+
+  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  get dataSource(): DataSource {
+    return this.app.get(DataSource);
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    await this.dropDatabase?.();
+  }
+}
