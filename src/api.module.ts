@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter, RequestValidationPipe } from '../libs/common/src/index.js';
+import { CatalogModule } from './catalog/catalog.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
@@ -23,6 +24,7 @@ export class ApiModule {
         DatabaseModule.forRoot(options.database),
         ProjectsModule,
         HealthModule,
+        CatalogModule,
         ...FEATURE_MODULES,
       ],
       providers: [

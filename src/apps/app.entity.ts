@@ -2,7 +2,8 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
 import type { SecurityScheme } from './security-scheme.js';
 
 /** Scheme settings as stored: the OAuth 2.0 client secret is kept apart, sealed, in `secrets`. */
-export type StoredSecuritySchemes = Partial<Record<SecurityScheme, Record<string, unknown>>>;
+export type StoredSecuritySchemes = { [scheme in SecurityScheme]?: SchemeSettings };
+export type SchemeSettings = Record<string, unknown>;
 
 /** Sealed (AES-256-GCM) JSON of an app's secrets. */
 export interface AppSecrets {

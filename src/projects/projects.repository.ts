@@ -15,6 +15,10 @@ export class ProjectsRepository {
     });
   }
 
+  count(): Promise<number> {
+    return this.dataSource.getRepository(ProjectEntity).count();
+  }
+
   exists(id: string): Promise<boolean> {
     return this.dataSource.getRepository(ProjectEntity).existsBy({ id });
   }

@@ -32,6 +32,10 @@ export class ProjectsService {
     return { project_id: projectId, api_key: key, api_key_id: row.id };
   }
 
+  async hasProjects(): Promise<boolean> {
+    return (await this.projects.count()) > 0;
+  }
+
   async createApiKey(projectId: string): Promise<CreatedApiKey> {
     if (!(await this.projects.exists(projectId))) {
       throw new ProjectNotFoundError(projectId);

@@ -1,0 +1,306 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { APP_FILE_SCHEMA, FUNCTIONS_FILE_SCHEMA } from './catalog.schemas.js';
+
+// ajv-formats is CommonJS: imported from ESM, the plugin is the module's `default` member.
+const addFormats = addFormatsModule.default;
+
+export interface CatalogProblem {
+  file: string;
+  path: string;
+  reason: string;
+}
+
+export interface AppFile {
+  name: string;
+  display_name: string;
+  provider: string;
+  version: string;
+  description: string;
+  logo: string | null;
+  categories: string[];
+  visibility: 'public' | 'private';
+  active: boolean;
+  security_schemes: Record<string, Record<string, unknown>>;
+  default_security_credentials_by_scheme: Record<string, Record<string, unknown>>;
+}
+
+export interface FunctionFile {
+  name: string;
+  description: string;
+  tags: string[];
+  visibility: 'public' | 'private';
+  active: boolean;
+  protocol: 'rest' | 'connector';
+  protocol_data: Record<string, unknown>;
+  parameters: Record<string, unknown>;
+  response?: Record<string, unknown>;
+  security_schemes?: string[];
+}
+
+export interface LoadedApp {
+  folder: string;
+  app: AppFile;
+  functions: FunctionFile[];
+  appHash: string;
+  functionHashes: Map<string, string>;
+  /** Placeholders with no value: the setting they stand for stays unset. */
+  unfilled: { file: string; path: string; placeholder: string }[];
+}
+
+export interface LoadResult {
+  apps: LoadedApp[];
+  problems: CatalogProblem[];
+}
+
+const PLACEHOLDER = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+const REST_SECTIONS = new Set(['path', 'query', 'header', 'cookie', 'body']);
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+ajv.addKeyword({ keyword: 'visible', schemaType: 'array' });
+const validateAppFile = ajv.compile(APP_FILE_SCHEMA);
+const validateFunctionsFile = ajv.compile(FUNCTIONS_FILE_SCHEMA);
+
+/** The app folders a PATH stands for: itself when it holds app.json, else its sub-folders that do. */
+export function appFolders(path: string): string[] {
+  const root = resolve(path);
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    throw new Error(`${path} is not a folder`);
+  }
+  if (existsSync(join(root, 'app.json'))) {
+    return [root];
+  }
+  return readdirSync(root)
+    .sort()
+    .map((entry) => join(root, entry))
+    .filter((dir) => statSync(dir).isDirectory() && existsSync(join(dir, 'app.json')));
+}
+
+/**
+ * Reads and checks app folders completely before anything is written: every problem found is
+ * reported with its file, JSON path and reason.
+ */
+export function loadAppFolders(folders: string[], secrets: Record<string, string | undefined>): LoadResult {
+  const apps: LoadedApp[] = [];
+  const problems: CatalogProblem[] = [];
+  const seenApps = new Map<string, string>();
+  const seenFunctions = new Map<string, string>();
+  for (const folder of folders) {
+    const appPath = join(folder, 'app.json');
+    const functionsPath = join(folder, 'functions.json');
+    const appRaw = readJson(appPath, problems);
+    const functionsRaw = existsSync(functionsPath) ? readJson(functionsPath, problems) : [];
+    if (appRaw === undefined || functionsRaw === undefined) {
+      continue;
+    }
+    const before = problems.length;
+    if (!validateAppFile(appRaw)) {
+      problems.push(...ajvProblems(appPath, validateAppFile.errors));
+    }
+    if (!validateFunctionsFile(functionsRaw)) {
+      problems.push(...ajvProblems(functionsPath, validateFunctionsFile.errors));
+    }
+    if (problems.length > before) {
+      continue;
+    }
+    const unfilled: LoadedApp['unfilled'] = [];
+    const app = fillPlaceholders(appRaw, secrets, appPath, '', unfilled) as AppFile;
+    const functions = functionsRaw as FunctionFile[];
+    const other = seenApps.get(app.name);
+    if (other) {
+      problems.push({ file: appPath, path: '/name', reason: `app ${app.name} is also defined in ${other}` });
+    }
+    seenApps.set(app.name, appPath);
+    functions.forEach((fn, index) => {
+      const at = `/${index}`;
+      if (!fn.name.startsWith(`${app.name}__`)) {
+        problems.push({ file: functionsPath, path: `${at}/name`, reason: `must start with ${app.name}__` });
+      }
+      const previous = seenFunctions.get(fn.name);
+      if (previous) {
+        problems.push({ file: functionsPath, path: `${at}/name`, reason: `${fn.name} is also defined in ${previous}` });
+      }
+      seenFunctions.set(fn.name, functionsPath);
+      problems.push(...checkParameters(fn, functionsPath, `${at}/parameters`));
+    });
+    apps.push({
+      folder,
+      app,
+      functions,
+      appHash: contentHash(app),
+      functionHashes: new Map(functions.map((fn) => [fn.name, contentHash(fn)])),
+      unfilled,
+    });
+  }
+  return { apps, problems };
+}
+
+function readJson(file: string, problems: CatalogProblem[]): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    problems.push({ file, path: '', reason: 'cannot be read' });
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    problems.push({ file, path: '', reason: `is not valid JSON: ${(error as Error).message}` });
+    return undefined;
+  }
+}
+
+function ajvProblems(file: string, errors: ErrorObject[] | null | undefined): CatalogProblem[] {
+  return (errors ?? [])
+    .filter((error) => error.keyword !== 'if')
+    .map((error) => {
+      let reason = error.message ?? 'is invalid';
+      if (error.keyword === 'additionalProperties') {
+        reason = `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+      } else if (error.keyword === 'enum') {
+        reason = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+      }
+      return { file, path: error.instancePath || '/', reason };
+    });
+}
+
+/** Replaces `{{ NAME }}` strings from `secrets`; a missing value becomes null and is reported. */
+function fillPlaceholders(
+  value: unknown,
+  secrets: Record<string, string | undefined>,
+  file: string,
+  path: string,
+  unfilled: LoadedApp['unfilled'],
+): unknown {
+  if (typeof value === 'string') {
+    const match = PLACEHOLDER.exec(value.trim());
+    if (!match) {
+      return value;
+    }
+    const filled = secrets[match[1]];
+    if (filled === undefined || filled === '') {
+      unfilled.push({ file, path, placeholder: match[1] });
+      return null;
+    }
+    return filled;
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, i) => fillPlaceholders(item, secrets, file, `${path}/${i}`, unfilled));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, fillPlaceholders(item, secrets, file, `${path}/${key}`, unfilled)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * The rules of the catalogue's parameter schemas beyond plain JSON Schema: it must compile; `required`
+ * and `visible` name existing properties; a required property hidden from the LLM needs a default
+ * (objects excepted: their own properties carry the defaults); REST functions group parameters by
+ * where they go in the request.
+ */
+function checkParameters(fn: FunctionFile, file: string, at: string): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  const schema = fn.parameters;
+  try {
+    ajv.compile(schema);
+  } catch (error) {
+    problems.push({ file, path: at, reason: `is not a valid JSON Schema: ${(error as Error).message}` });
+    return problems;
+  }
+  if (Object.keys(schema).length === 0) {
+    return problems; // no parameters at all
+  }
+  if (schema.type !== 'object') {
+    problems.push({ file, path: `${at}/type`, reason: 'must be "object"' });
+    return problems;
+  }
+  if (fn.protocol === 'rest') {
+    for (const key of Object.keys((schema.properties as Record<string, unknown>) ?? {})) {
+      if (!REST_SECTIONS.has(key)) {
+        problems.push({
+          file,
+          path: `${at}/properties/${key}`,
+          reason: 'a REST function has only path, query, header, cookie and body parameters',
+        });
+      }
+    }
+  }
+  walkObjectNodes(schema, at, (node, path) => {
+    const properties = (node.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const names = new Set(Object.keys(properties));
+    const required = (node.required ?? []) as string[];
+    const visible = node.visible as string[] | undefined;
+    for (const [list, key] of [
+      [required, 'required'],
+      [visible ?? [], 'visible'],
+    ] as const) {
+      list.forEach((name, i) => {
+        if (!names.has(name)) {
+          problems.push({ file, path: `${path}/${key}/${i}`, reason: `"${name}" is not a property` });
+        }
+      });
+    }
+    if (!visible) {
+      return;
+    }
+    for (const name of required) {
+      const property = properties[name];
+      if (property && !visible.includes(name) && property.type !== 'object' && !('default' in property)) {
+        problems.push({
+          file,
+          path: `${path}/properties/${name}`,
+          reason: 'is required but not visible, so it needs a default',
+        });
+      }
+    }
+  });
+  return problems;
+}
+
+function walkObjectNodes(
+  node: Record<string, unknown>,
+  path: string,
+  visit: (node: Record<string, unknown>, path: string) => void,
+): void {
+  if (node.properties && typeof node.properties === 'object') {
+    visit(node, path);
+    for (const [name, child] of Object.entries(node.properties as Record<string, unknown>)) {
+      if (child && typeof child === 'object') {
+        walkObjectNodes(child as Record<string, unknown>, `${path}/properties/${name}`, visit);
+      }
+    }
+  }
+  if (node.items && typeof node.items === 'object') {
+    walkObjectNodes(node.items as Record<string, unknown>, `${path}/items`, visit);
+  }
+}
+
+/** Stable across key order, so that an unchanged file re-imports as unchanged. */
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map(canonicalJson).join(',')}]`;
+  }
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function folderLabel(folder: string): string {
+  return basename(folder);
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { CatalogRepository } from './catalog.repository.js';
+import { CatalogService } from './catalog.service.js';
+
+/** Imports apps and functions from catalogue folders (command line, first start, tests). */
+@Module({
+  providers: [CatalogRepository, CatalogService],
+  exports: [CatalogService],
+})
+export class CatalogModule {}

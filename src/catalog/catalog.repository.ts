@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { AppEntity } from '../apps/app.entity.js';
+import { FunctionEntity } from '../functions/function.entity.js';
+
+const CHUNK = 200;
+
+@Injectable()
+export class CatalogRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async appHashes(names: string[]): Promise<Map<string, string>> {
+    if (names.length === 0) {
+      return new Map();
+    }
+    const rows = await this.dataSource
+      .getRepository(AppEntity)
+      .find({ select: { name: true, content_hash: true }, where: { name: In(names) } });
+    return new Map(rows.map((row) => [row.name, row.content_hash]));
+  }
+
+  async functionHashes(appNames: string[]): Promise<Map<string, { app_name: string; content_hash: string }>> {
+    if (appNames.length === 0) {
+      return new Map();
+    }
+    const rows = await this.dataSource.getRepository(FunctionEntity).find({
+      select: { name: true, app_name: true, content_hash: true },
+      where: { app_name: In(appNames) },
+    });
+    return new Map(rows.map((row) => [row.name, { app_name: row.app_name, content_hash: row.content_hash }]));
+  }
+
+  async countApps(): Promise<number> {
+    return this.dataSource.getRepository(AppEntity).count();
+  }
+
+  /** Inserts or updates the given rows in one transaction: an import lands whole or not at all. */
+  async upsertFromCatalog(apps: Partial<AppEntity>[], functions: Partial<FunctionEntity>[]): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      for (let i = 0; i < apps.length; i += CHUNK) {
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(AppEntity)
+          .values(apps.slice(i, i + CHUNK) as QueryDeepPartialEntity<AppEntity>[])
+          .orUpdate(
+            [
+              'display_name',
+              'provider',
+              'version',
+              'description',
+              'logo',
+              'categories',
+              'visibility',
+              'active',
+              'security_schemes',
+              'secrets',
+              'content_hash',
+              'updated_at',
+            ],
+            ['name'],
+          )
+          .execute();
+      }
+      for (let i = 0; i < functions.length; i += CHUNK) {
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(FunctionEntity)
+          .values(functions.slice(i, i + CHUNK) as QueryDeepPartialEntity<FunctionEntity>[])
+          .orUpdate(
+            [
+              'app_name',
+              'description',
+              'tags',
+              'visibility',
+              'active',
+              'protocol',
+              'protocol_data',
+              'parameters',
+              'response',
+              'content_hash',
+              'updated_at',
+            ],
+            ['name'],
+          )
+          .execute();
+      }
+    });
+  }
+}

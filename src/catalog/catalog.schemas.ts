@@ -1,0 +1,151 @@
+/**
+ * JSON Schemas (draft 7) of the ACI catalogue files, checked with ajv. Unknown keys are errors so
+ * that a typo in a catalogue never passes silently.
+ */
+const NAME = '^[A-Z0-9]+(_[A-Z0-9]+)*$';
+
+const apiKeyScheme = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['location', 'name'],
+  properties: {
+    location: { enum: ['header', 'query', 'cookie', 'body'] },
+    name: { type: 'string', minLength: 1 },
+    prefix: { type: ['string', 'null'] },
+  },
+};
+
+const oauth2Scheme = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'location',
+    'name',
+    'prefix',
+    'client_id',
+    'client_secret',
+    'scope',
+    'authorize_url',
+    'access_token_url',
+    'refresh_token_url',
+  ],
+  properties: {
+    location: { enum: ['header', 'query', 'cookie', 'body'] },
+    name: { type: 'string', minLength: 1 },
+    prefix: { type: 'string' },
+    client_id: { type: 'string' },
+    client_secret: { type: 'string' },
+    scope: { type: 'string' },
+    authorize_url: { type: 'string', format: 'uri' },
+    access_token_url: { type: 'string', format: 'uri' },
+    refresh_token_url: { type: 'string', format: 'uri' },
+    token_endpoint_auth_method: { enum: ['client_secret_basic', 'client_secret_post'] },
+    redirect_url: { type: 'string', format: 'uri' },
+    /** Where the token response keeps the tokens when a provider nests them (e.g. "authed_user"). */
+    token_response_path: { type: 'string' },
+  },
+};
+
+const emptyScheme = { type: 'object', additionalProperties: false, properties: {} };
+
+export const APP_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'name',
+    'display_name',
+    'provider',
+    'version',
+    'description',
+    'logo',
+    'categories',
+    'visibility',
+    'active',
+    'security_schemes',
+    'default_security_credentials_by_scheme',
+  ],
+  properties: {
+    name: { type: 'string', pattern: NAME, maxLength: 100 },
+    display_name: { type: 'string', minLength: 1 },
+    provider: { type: 'string' },
+    version: { type: 'string' },
+    description: { type: 'string', minLength: 1 },
+    logo: { type: ['string', 'null'] },
+    categories: { type: 'array', items: { type: 'string', minLength: 1 } },
+    visibility: { enum: ['public', 'private'] },
+    active: { type: 'boolean' },
+    security_schemes: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        no_auth: emptyScheme,
+        api_key: apiKeyScheme,
+        http_basic: emptyScheme,
+        http_bearer: emptyScheme,
+        oauth2: oauth2Scheme,
+      },
+    },
+    default_security_credentials_by_scheme: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        api_key: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['secret_key'],
+          properties: { secret_key: { type: 'string' } },
+        },
+        http_basic: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['username', 'password'],
+          properties: { username: { type: 'string' }, password: { type: 'string' } },
+        },
+        http_bearer: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['token'],
+          properties: { token: { type: 'string' } },
+        },
+      },
+    },
+  },
+};
+
+const restProtocolData = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['method', 'path', 'server_url'],
+  properties: {
+    method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] },
+    path: { type: 'string' },
+    server_url: { type: 'string', pattern: '^https?://' },
+    content_type: { type: 'string' },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+};
+
+export const FUNCTIONS_FILE_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'description', 'tags', 'visibility', 'active', 'protocol', 'protocol_data', 'parameters'],
+    properties: {
+      name: { type: 'string', pattern: '^[A-Z0-9]+(_[A-Z0-9]+)*__[A-Z0-9]+(_[A-Z0-9]+)*$', maxLength: 255 },
+      description: { type: 'string', minLength: 1 },
+      tags: { type: 'array', items: { type: 'string' } },
+      visibility: { enum: ['public', 'private'] },
+      active: { type: 'boolean' },
+      protocol: { enum: ['rest', 'connector'] },
+      protocol_data: { type: 'object' },
+      parameters: { type: 'object' },
+      response: { type: 'object' },
+      security_schemes: { type: 'array', items: { enum: ['no_auth', 'api_key', 'http_basic', 'http_bearer', 'oauth2'] } },
+    },
+    if: { properties: { protocol: { const: 'rest' } } },
+    then: { properties: { protocol_data: restProtocolData } },
+    else: { properties: { protocol_data: { type: 'object', additionalProperties: false, properties: {} } } },
+  },
+};

@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../../libs/common/src/index.js';
+import type { AppEntity, AppSecrets, StoredSecuritySchemes } from '../apps/app.entity.js';
+import type { FunctionEntity } from '../functions/function.entity.js';
+import { appFolders, type CatalogProblem, loadAppFolders, type LoadedApp } from './catalog-files.js';
+import { CatalogRepository } from './catalog.repository.js';
+
+export interface ImportOptions {
+  /** Values for `{{ NAME }}` placeholders. */
+  secrets: Record<string, string | undefined>;
+  dryRun?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ChangeSummary {
+  added: string[];
+  updated: string[];
+  unchanged: number;
+}
+
+export interface ImportReport {
+  dry_run: boolean;
+  /** False when a problem was found: then nothing was written. */
+  imported: boolean;
+  apps: ChangeSummary;
+  functions: ChangeSummary;
+  problems: CatalogProblem[];
+  /** Placeholders left without a value; the credential they stand for stays unset. */
+  unfilled_placeholders: { app: string; path: string; placeholder: string }[];
+}
+
+@Injectable()
+export class CatalogService {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  /** Imports app folders (or folders of app folders): all of them, or — on any problem — none. */
+  async importPaths(paths: string[], options: ImportOptions): Promise<ImportReport> {
+    const report: ImportReport = {
+      dry_run: Boolean(options.dryRun),
+      imported: false,
+      apps: { added: [], updated: [], unchanged: 0 },
+      functions: { added: [], updated: [], unchanged: 0 },
+      problems: [],
+      unfilled_placeholders: [],
+    };
+    const folders: string[] = [];
+    for (const path of paths) {
+      try {
+        folders.push(...appFolders(path));
+      } catch (error) {
+        report.problems.push({ file: path, path: '', reason: (error as Error).message });
+      }
+    }
+    const { apps, problems } = loadAppFolders(folders, options.secrets);
+    report.problems.push(...problems);
+    for (const loaded of apps) {
+      for (const item of loaded.unfilled) {
+        report.unfilled_placeholders.push({ app: loaded.app.name, path: item.path, placeholder: item.placeholder });
+      }
+    }
+    if (report.problems.length > 0) {
+      return report;
+    }
+    const appNames = apps.map((loaded) => loaded.app.name);
+    const knownApps = await this.catalog.appHashes(appNames);
+    const knownFunctions = await this.catalog.functionHashes(appNames);
+    const appRows: Partial<AppEntity>[] = [];
+    const functionRows: Partial<FunctionEntity>[] = [];
+    let done = 0;
+    for (const loaded of apps) {
+      const appName = loaded.app.name;
+      const known = knownApps.get(appName);
+      if (known === loaded.appHash) {
+        report.apps.unchanged += 1;
+      } else {
+        (known === undefined ? report.apps.added : report.apps.updated).push(appName);
+        appRows.push(this.toAppRow(loaded));
+      }
+      for (const fn of loaded.functions) {
+        const hash = loaded.functionHashes.get(fn.name) as string;
+        const knownFn = knownFunctions.get(fn.name);
+        if (knownFn?.content_hash === hash && knownFn.app_name === appName) {
+          report.functions.unchanged += 1;
+          continue;
+        }
+        (knownFn === undefined ? report.functions.added : report.functions.updated).push(fn.name);
+        functionRows.push({
+          name: fn.name,
+          app_name: appName,
+          description: fn.description,
+          tags: fn.tags,
+          visibility: fn.visibility,
+          active: fn.active,
+          protocol: fn.protocol,
+          protocol_data: fn.protocol_data,
+          parameters: fn.parameters,
+          response: fn.response ?? {},
+          content_hash: hash,
+          updated_at: new Date(),
+        });
+      }
+      options.onProgress?.(++done, apps.length);
+    }
+    if (!options.dryRun && (appRows.length > 0 || functionRows.length > 0)) {
+      await this.catalog.upsertFromCatalog(appRows, functionRows);
+    }
+    report.imported = !options.dryRun;
+    return report;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.catalog.countApps()) === 0;
+  }
+
+  /** The OAuth 2.0 client secret and default credentials are sealed; the rest is stored as given. */
+  private toAppRow(loaded: LoadedApp): Partial<AppEntity> {
+    const { app } = loaded;
+    const schemes: StoredSecuritySchemes = {};
+    const secrets: AppSecrets = {};
+    for (const [scheme, settings] of Object.entries(app.security_schemes)) {
+      const { client_secret, ...rest } = settings as { client_secret?: string | null };
+      if (typeof client_secret === 'string') {
+        secrets.oauth2_client_secret = client_secret;
+      }
+      schemes[scheme as keyof StoredSecuritySchemes] = rest;
+    }
+    if (Object.keys(app.default_security_credentials_by_scheme).length > 0) {
+      secrets.default_security_credentials_by_scheme = app.default_security_credentials_by_scheme;
+    }
+    return {
+      name: app.name,
+      display_name: app.display_name,
+      provider: app.provider,
+      version: app.version,
+      description: app.description,
+      logo: app.logo ?? '',
+      categories: app.categories,
+      visibility: app.visibility,
+      active: app.active,
+      security_schemes: schemes,
+      secrets: Object.keys(secrets).length > 0 ? this.secretBox.sealJson(secrets) : null,
+      content_hash: loaded.appHash,
+      updated_at: new Date(),
+    };
+  }
+}
+
+/** Reads a `--secrets` file: a JSON object of strings, or NAME=value lines (# comments allowed). */
+export function readSecretsFile(path: string): Record<string, string> {
+  const text = readFileSync(path, 'utf8');
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    const parsed = JSON.parse(trimmed) as Record<string, unknown>;
+    const result: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) {
+      if (typeof value !== 'string') {
+        throw new Error(`${path}: the value of ${key} must be a string`);
+      }
+      result[key] = value;
+    }
+    return result;
+  }
+  const result: Record<string, string> = {};
+  text.split(/\r?\n/).forEach((line, index) => {
+    const content = line.trim();
+    if (!content || content.startsWith('#')) {
+      return;
+    }
+    const eq = content.indexOf('=');
+    if (eq <= 0) {
+      throw new Error(`${path}:${index + 1}: expected NAME=value`);
+    }
+    result[content.slice(0, eq).trim()] = content
+      .slice(eq + 1)
+      .trim()
+      .replace(/^(['"])(.*)\1$/, '$2');
+  });
+  return result;
+}

@@ -1,0 +1,16 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { CatalogModule } from './catalog/catalog.module.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
+import { ProjectsModule } from './projects/projects.module.js';
+
+/** The command line's application context: the same configuration, database and services, no HTTP. */
+@Module({})
+export class CliModule {
+  static forRoot(database: DatabaseModuleOptions): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule, DatabaseModule.forRoot(database), ProjectsModule, CatalogModule],
+    };
+  }
+}

@@ -1,0 +1,273 @@
+import { writeFileSync } from 'node:fs';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SingleBar } from 'cli-progress';
+import { Command, InvalidArgumentError } from 'commander';
+import { DataSource } from 'typeorm';
+import { createApiApp, generateOpenApi } from '../api-app.js';
+import { CatalogService, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
+import { starterCatalogPath } from '../catalog/starter-catalog.js';
+import { CliModule } from '../cli.module.js';
+import { AppConfig, InvalidConfigError, loadConfig } from '../config/app-config.js';
+import { DataDirLockedError } from '../database/embedded-database.js';
+import { ProjectsService } from '../projects/projects.service.js';
+
+/** Thrown by a command to stop with a message and exit code 1, without a stack trace. */
+class CommandError extends Error {}
+
+const out = (text: string) => process.stdout.write(`${text}\n`);
+const err = (text: string) => process.stderr.write(`${text}\n`);
+
+/** Runs the `patchbay` command line; returns the exit code (a running server keeps the process alive). */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = new Command('patchbay')
+    .description('Patchbay: tool integration for AI agents')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('Run the HTTP service (migrations are applied first)')
+    .option('--port <n>', 'port to listen on (default: PORT, else 8000)', parsePort)
+    .option('--starter', 'on first start, load the starter catalogue and create a first project')
+    .action(async (options: { port?: number; starter?: boolean }) => serve(options));
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations')
+    .action(() =>
+      withContext('patchbay migrate', false, async (ctx) => {
+        const applied = await ctx.get(DataSource).runMigrations({ transaction: 'each' });
+        out(applied.length ? `Applied: ${applied.map((m) => m.name).join(', ')}` : 'Database is up to date');
+      }),
+    );
+
+  const projects = program.command('projects').description('Manage projects');
+  projects
+    .command('create')
+    .description('Create a project and its first API key (the key is shown once)')
+    .requiredOption('--name <name>', 'project name')
+    .option('--json', 'print {"project_id", "api_key"} as JSON')
+    .action((options: { name: string; json?: boolean }) =>
+      withContext('patchbay projects create', true, async (ctx) => {
+        const created = await ctx.get(ProjectsService).createProject(options.name);
+        if (options.json) {
+          out(JSON.stringify({ project_id: created.project_id, api_key: created.api_key }));
+        } else {
+          out(`Project ${created.project_id} created.`);
+          out(`API key (shown once, store it now): ${created.api_key}`);
+        }
+      }),
+    );
+
+  const apiKeys = program.command('api-keys').description('Manage API keys');
+  apiKeys
+    .command('create')
+    .description('Create another API key for a project (shown once)')
+    .requiredOption('--project <id>', 'project id')
+    .option('--json', 'print {"project_id", "api_key_id", "api_key"} as JSON')
+    .action((options: { project: string; json?: boolean }) =>
+      withContext('patchbay api-keys create', true, async (ctx) => {
+        const created = await ctx.get(ProjectsService).createApiKey(options.project);
+        if (options.json) {
+          out(JSON.stringify(created));
+        } else {
+          out(`API key ${created.api_key_id} created for project ${created.project_id}.`);
+          out(`API key (shown once, store it now): ${created.api_key}`);
+        }
+      }),
+    );
+  apiKeys
+    .command('revoke')
+    .description('Revoke an API key by its id; requests with it are refused from then on')
+    .argument('<key_id>', 'API key id')
+    .action((keyId: string) =>
+      withContext('patchbay api-keys revoke', true, async (ctx) => {
+        await ctx.get(ProjectsService).revokeApiKey(keyId);
+        out(`API key ${keyId} revoked.`);
+      }),
+    );
+
+  const catalog = program.command('catalog').description('Manage the catalogue of apps and functions');
+  catalog
+    .command('import')
+    .description('Import app folders (app.json + functions.json), or folders of app folders')
+    .argument('<path...>', 'app folder or folder of app folders')
+    .option('--secrets <file>', 'values for {{ NAME }} placeholders (JSON object or NAME=value lines)')
+    .option('--dry-run', 'check and report without writing')
+    .option('--json', 'print the report as JSON')
+    .action((paths: string[], options: { secrets?: string; dryRun?: boolean; json?: boolean }) =>
+      withContext('patchbay catalog import', true, async (ctx) => {
+        const report = await importCatalog(ctx, paths, options);
+        if (options.json) {
+          out(JSON.stringify(report));
+        } else {
+          printImportReport(report);
+        }
+        if (report.problems.length > 0) {
+          throw new CommandError('');
+        }
+      }),
+    );
+
+  program
+    .command('openapi')
+    .description('Print the OpenAPI document (or write it to a file)')
+    .option('--out <file>', 'write to this file instead of standard output')
+    .action(async (options: { out?: string }) => {
+      const text = `${JSON.stringify(await generateOpenApi(), null, 2)}\n`;
+      if (options.out) {
+        writeFileSync(options.out, text);
+      } else {
+        process.stdout.write(text);
+      }
+    });
+
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    return reportFailure(error);
+  }
+}
+
+function reportFailure(error: unknown): number {
+  const code = (error as { code?: string }).code;
+  if (code === 'commander.helpDisplayed' || code === 'commander.version') {
+    return 0;
+  }
+  if (typeof code === 'string' && code.startsWith('commander.')) {
+    return 2;
+  }
+  if (error instanceof CommandError) {
+    if (error.message) {
+      err(error.message);
+    }
+    return 1;
+  }
+  if (error instanceof InvalidConfigError || error instanceof DataDirLockedError) {
+    err(error.message);
+    return 1;
+  }
+  const status = (error as { status?: number }).status;
+  if (typeof status === 'number' && status < 500) {
+    err((error as Error).message);
+    return 1;
+  }
+  err(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return 1;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError('must be an integer from 0 to 65535');
+  }
+  return port;
+}
+
+async function withContext(
+  holder: string,
+  runMigrations: boolean,
+  run: (ctx: INestApplicationContext) => Promise<void>,
+): Promise<void> {
+  loadConfig(process.env);
+  const ctx = await NestFactory.createApplicationContext(CliModule.forRoot({ holder, runMigrations }), {
+    // Failures are reported once, by reportFailure; only warnings (e.g. a generated secrets key) are logged.
+    logger: ['warn'],
+    abortOnError: false,
+  });
+  try {
+    await run(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+async function importCatalog(
+  ctx: INestApplicationContext,
+  paths: string[],
+  options: { secrets?: string; dryRun?: boolean; json?: boolean },
+): Promise<ImportReport> {
+  // Placeholders are filled from the environment (the command line is the process's entry point),
+  // overridden by the --secrets file.
+  const secrets = { ...process.env, ...(options.secrets ? readSecretsFile(options.secrets) : {}) };
+  const bar = !options.json && process.stderr.isTTY ? new SingleBar({ stream: process.stderr, clearOnComplete: true }) : null;
+  try {
+    return await ctx.get(CatalogService).importPaths(paths, {
+      secrets,
+      dryRun: options.dryRun,
+      onProgress: (done, total) => {
+        if (done === 1) {
+          bar?.start(total, 0);
+        }
+        bar?.update(done);
+      },
+    });
+  } finally {
+    bar?.stop();
+  }
+}
+
+function printImportReport(report: ImportReport): void {
+  const summary = (label: string, s: ImportReport['apps']) =>
+    `${label}: ${s.added.length} added, ${s.updated.length} updated, ${s.unchanged} unchanged`;
+  if (report.problems.length > 0) {
+    err(`Import refused, nothing was written. ${report.problems.length} problem(s):`);
+    for (const p of report.problems) {
+      err(`  ${p.file}${p.path ? ` at ${p.path}` : ''}: ${p.reason}`);
+    }
+    return;
+  }
+  out(`${report.dry_run ? 'Dry run, nothing written. ' : ''}${summary('Apps', report.apps)}`);
+  out(summary('Functions', report.functions));
+  for (const [label, names] of [
+    ['Added apps', report.apps.added],
+    ['Updated apps', report.apps.updated],
+  ] as const) {
+    if (names.length > 0) {
+      out(`${label}: ${names.join(', ')}`);
+    }
+  }
+  if (report.unfilled_placeholders.length > 0) {
+    out(
+      `Unfilled placeholders (those default credentials stay unset; projects must supply overrides): ` +
+        report.unfilled_placeholders.map((u) => `${u.app} ${u.placeholder}`).join(', '),
+    );
+  }
+}
+
+async function serve(options: { port?: number; starter?: boolean }): Promise<void> {
+  if (options.port !== undefined) {
+    process.env.PORT = String(options.port);
+  }
+  const app = await createApiApp({ database: { holder: 'patchbay serve', runMigrations: true } });
+  const config = app.get(AppConfig);
+  if (options.starter) {
+    await firstStart(app);
+  }
+  await app.listen({ port: config.PORT, host: config.HOST });
+  out(`Patchbay listening on http://${config.HOST}:${config.PORT} (API docs: ${config.publicBaseUrl}/v1/docs)`);
+}
+
+/** `npm start`: a new installation gets the starter catalogue and a first project, its key shown once. */
+async function firstStart(app: INestApplicationContext): Promise<void> {
+  const catalog = app.get(CatalogService);
+  if (await catalog.isEmpty()) {
+    const report = await catalog.importPaths([starterCatalogPath()], { secrets: { ...process.env } });
+    if (report.problems.length > 0) {
+      throw new CommandError(`The starter catalogue did not import: ${JSON.stringify(report.problems)}`);
+    }
+    out(`Loaded the starter catalogue: ${report.apps.added.length} apps, ${report.functions.added.length} functions.`);
+  }
+  const projects = app.get(ProjectsService);
+  if (!(await projects.hasProjects())) {
+    const created = await projects.createProject('default');
+    out('');
+    out('  First start: created a project for you.');
+    out(`    project id: ${created.project_id}`);
+    out(`    API key:    ${created.api_key}`);
+    out('  The key is shown only this once: store it now. Send it as the X-API-KEY header.');
+    out('');
+  }
+}
