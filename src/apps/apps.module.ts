@@ -1,8 +1,13 @@
 import { Module } from '@nestjs/common';
+import { FunctionsModule } from '../functions/functions.module.js';
+import { AppsController } from './apps.controller.js';
 import { AppsRepository } from './apps.repository.js';
+import { AppsService } from './apps.service.js';
 
 @Module({
-  providers: [AppsRepository],
+  imports: [FunctionsModule],
+  controllers: [AppsController],
+  providers: [AppsRepository, AppsService],
   exports: [AppsRepository],
 })
 export class AppsModule {}

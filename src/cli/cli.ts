@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
@@ -166,6 +166,13 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** Failures are reported once, by reportFailure; only warnings (e.g. a generated secrets key) are logged. */
+const WARNINGS_ONLY: LoggerService = {
+  log: () => undefined,
+  error: () => undefined,
+  warn: (message: unknown) => err(`warning: ${String(message)}`),
+};
+
 async function withContext(
   holder: string,
   runMigrations: boolean,
@@ -173,8 +180,7 @@ async function withContext(
 ): Promise<void> {
   loadConfig(process.env);
   const ctx = await NestFactory.createApplicationContext(CliModule.forRoot({ holder, runMigrations }), {
-    // Failures are reported once, by reportFailure; only warnings (e.g. a generated secrets key) are logged.
-    logger: ['warn'],
+    logger: WARNINGS_ONLY,
     abortOnError: false,
   });
   try {
@@ -247,7 +253,8 @@ async function serve(options: { port?: number; starter?: boolean }): Promise<voi
     await firstStart(app);
   }
   await app.listen({ port: config.PORT, host: config.HOST });
-  out(`Patchbay listening on http://${config.HOST}:${config.PORT} (API docs: ${config.publicBaseUrl}/v1/docs)`);
+  const { port } = app.getHttpServer().address() as { port: number };
+  out(`Patchbay listening on http://${config.HOST}:${port} (API docs: ${config.publicBaseUrl}/v1/docs)`);
 }
 
 /** `npm start`: a new installation gets the starter catalogue and a first project, its key shown once. */

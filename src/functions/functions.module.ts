@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { FunctionsController } from './functions.controller.js';
 import { FunctionsRepository } from './functions.repository.js';
+import { FunctionsService } from './functions.service.js';
 
 @Module({
-  providers: [FunctionsRepository],
+  controllers: [FunctionsController],
+  providers: [FunctionsRepository, FunctionsService],
   exports: [FunctionsRepository],
 })
 export class FunctionsModule {}

@@ -1,7 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type SelectQueryBuilder } from 'typeorm';
+import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { FunctionEntity } from './function.entity.js';
+
+const VISIBLE = `f.visibility = 'public' AND f.active AND a.visibility = 'public' AND a.active`;
+
+export interface FunctionSearch {
+  /** The caller project, for `configuredOnly`. */
+  projectId: string;
+  appNames?: string[];
+  /** Already trimmed; absent or empty means "order by name". */
+  intent?: string;
+  configuredOnly: boolean;
+  limit: number;
+  offset: number;
+}
+
+export type FunctionSummary = Pick<FunctionEntity, 'name' | 'description'>;
 
 /** Queries over the catalogue's functions. Visible: the function and its app are both public and active. */
 @Injectable()
@@ -10,15 +26,75 @@ export class FunctionsRepository {
 
   /** Names of the visible functions of a visible app. */
   async visibleNamesOfApp(appName: string): Promise<string[]> {
-    const rows = await this.dataSource
+    const rows = await this.visibleOfApp(appName);
+    return rows.map((row) => row.name);
+  }
+
+  /** Names and descriptions of the visible functions of a visible app, by name. */
+  visibleOfApp(appName: string): Promise<FunctionSummary[]> {
+    return this.visible()
+      .select('f.name', 'name')
+      .addSelect('f.description', 'description')
+      .andWhere('f.app_name = :appName', { appName })
+      .orderBy('f.name COLLATE "C"', 'ASC')
+      .getRawMany<FunctionSummary>();
+  }
+
+  findVisibleByName(name: string): Promise<FunctionEntity | null> {
+    return this.visible().andWhere('f.name = :name', { name }).getOne();
+  }
+
+  /** Visible functions matching the filters, one page of them, in a stable order (relevance, then name). */
+  async search(search: FunctionSearch): Promise<FunctionSummary[]> {
+    const query = this.visible().select('f.name', 'name').addSelect('f.description', 'description');
+    if (search.appNames?.length) {
+      query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: search.appNames });
+    }
+    if (search.configuredOnly) {
+      // The functions the project may run: an enabled configuration of the app that enables them.
+      query.andWhere(
+        (qb) =>
+          `EXISTS ${qb
+            .subQuery()
+            .select('1')
+            .from(AppConfigurationEntity, 'c')
+            .where('c.app_name = f.app_name AND c.project_id = :projectId AND c.enabled')
+            .andWhere('(c.all_functions_enabled OR f.name = ANY(c.enabled_functions))')
+            .getQuery()}`,
+        { projectId: search.projectId },
+      );
+    }
+    if (search.intent) {
+      this.orderByRelevance(query, search.intent);
+    }
+    // Byte order, so that pages are the same on every database whatever its default collation.
+    query.addOrderBy('f.name COLLATE "C"', 'ASC');
+    return query.offset(search.offset).limit(search.limit).getRawMany<FunctionSummary>();
+  }
+
+  /**
+   * First relevance ranking: PostgreSQL full-text search over the function's name, its app's name
+   * and display name, its tags and its description, matching any word of the intent. Functions that
+   * match no word are kept after the matches (rank 0), as for apps. The relevance issue replaces
+   * this method.
+   */
+  private orderByRelevance(query: SelectQueryBuilder<FunctionEntity>, intent: string): void {
+    const document = `
+      setweight(to_tsvector('english', replace(f.name, '_', ' ')), 'A') ||
+      setweight(to_tsvector('english', a.display_name), 'B') ||
+      setweight(to_tsvector('english', array_to_string(f.tags, ' ')), 'B') ||
+      setweight(to_tsvector('english', f.description), 'C')`;
+    // plainto_tsquery joins the words with AND; an OR lets partial matches rank instead of vanishing.
+    // Lexemes never contain spaces, so the replacement only touches operators.
+    const anyWord = `CAST(replace(CAST(plainto_tsquery('english', :intent) AS text), ' & ', ' | ') AS tsquery)`;
+    query.setParameter('intent', intent).orderBy(`ts_rank(${document}, ${anyWord})`, 'DESC');
+  }
+
+  private visible(): SelectQueryBuilder<FunctionEntity> {
+    return this.dataSource
       .getRepository(FunctionEntity)
       .createQueryBuilder('f')
-      .select('f.name', 'name')
       .innerJoin('apps', 'a', 'a.name = f.app_name')
-      .where('f.app_name = :appName', { appName })
-      .andWhere(`f.visibility = 'public' AND f.active AND a.visibility = 'public' AND a.active`)
-      .orderBy('f.name')
-      .getRawMany<{ name: string }>();
-    return rows.map((row) => row.name);
+      .where(VISIBLE);
   }
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,8 @@ declare module 'vitest' {
  * (a PGlite dump in memory, or `CREATE DATABASE … TEMPLATE` on a PostgreSQL server).
  */
 export default async function setup(project: TestProject) {
+  // The command-line tests run the compiled `patchbay` binary.
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const template = `patchbay_tpl_${randomBytes(4).toString('hex')}`;

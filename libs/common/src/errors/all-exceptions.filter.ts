@@ -35,19 +35,50 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return [exception.status, { error: exception.message }];
     }
+    // Fastify's body-parser errors arrive wrapped in an HttpException by the Nest adapter (the
+    // original is its `cause`), so they are recognised before the generic HttpException case.
+    const bodyError = malformedBodyCode(exception);
+    if (bodyError) {
+      const empty = bodyError === 'FST_ERR_CTP_EMPTY_JSON_BODY';
+      return [
+        422,
+        {
+          detail: [
+            {
+              loc: ['body'],
+              msg: empty ? 'Field required' : 'JSON decode error',
+              type: empty ? 'missing' : 'json_invalid',
+            },
+          ],
+        },
+      ];
+    }
     if (exception instanceof HttpException) {
       return [exception.getStatus(), { error: exception.message }];
     }
     const framework = exception as FrameworkError;
-    if (framework?.code === 'FST_ERR_CTP_INVALID_JSON' || framework?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      const msg = framework.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'Field required' : 'JSON decode error';
-      const type = framework.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'missing' : 'json_invalid';
-      return [422, { detail: [{ loc: ['body'], msg, type }] }];
-    }
     if (typeof framework?.statusCode === 'number' && framework.statusCode >= 400 && framework.statusCode < 500) {
       return [framework.statusCode, { error: framework.message ?? 'Bad request' }];
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return [500, { error: 'Internal server error' }];
   }
+}
+
+// Fastify 5 names the invalid-JSON error FST_ERR_CTP_INVALID_JSON_BODY; older releases dropped `_BODY`.
+const MALFORMED_BODY_CODES = new Set([
+  'FST_ERR_CTP_INVALID_JSON_BODY',
+  'FST_ERR_CTP_INVALID_JSON',
+  'FST_ERR_CTP_EMPTY_JSON_BODY',
+]);
+
+function malformedBodyCode(exception: unknown): string | undefined {
+  const candidates = [exception, exception instanceof Error ? exception.cause : undefined];
+  for (const candidate of candidates) {
+    const code = (candidate as FrameworkError | undefined)?.code;
+    if (code && MALFORMED_BODY_CODES.has(code)) {
+      return code;
+    }
+  }
+  return undefined;
 }

@@ -1,0 +1,302 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEntity } from '../../../src/apps/app.entity.js';
+import type { FunctionEntity } from '../../../src/functions/function.entity.js';
+import { insertConfigurationRow } from '../../factories/configuration-row.factory.js';
+import { TestApp } from '../../helpers/test-app.js';
+import type { TestProject } from '../../helpers/test-context.js';
+
+/** A fresh upper-case tag, so each test's rows are told apart from every other test's in the shared database. */
+const unique = () => randomBytes(4).toString('hex').toUpperCase();
+
+describe('GET /v1/functions/search (searchFunctions)', () => {
+  let app: TestApp;
+  let project: TestProject;
+
+  beforeAll(async () => {
+    app = await TestApp.start();
+    project = await app.ctx.newProject();
+  });
+
+  afterAll(() => app.close());
+
+  const search = (query: Record<string, any> = {}, apiKey?: string | null) =>
+    app.get('/v1/functions/search', { query, apiKey });
+  const basic = (f: FunctionEntity) => ({ name: f.name, description: f.description });
+  const byName = (fns: FunctionEntity[]) => [...fns].sort((x, y) => (x.name < y.name ? -1 : 1)).map(basic);
+
+  /** A visible app with functions of the given suffixes. */
+  async function appWith(suffixes: string[], overrides: Partial<AppEntity> = {}) {
+    const a = await app.ctx.newApp({ name: `FN_${unique()}`, ...overrides });
+    const fns = [];
+    for (const suffix of suffixes) {
+      fns.push(await app.ctx.newFunction(a.name, { name: `${a.name}__${suffix}` }));
+    }
+    return { app: a, fns };
+  }
+
+  it('returns the functions of the given app as name and description, ordered by name', async () => {
+    const { app: a, fns } = await appWith(['UPDATE', 'CREATE', 'DELETE']);
+
+    const res = await search({ app_names: a.name });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(byName(fns));
+  });
+
+  it('restricts to several apps with repeated app_names keys', async () => {
+    const one = await appWith(['B', 'A']);
+    const two = await appWith(['C']);
+    await appWith(['D']);
+
+    const res = await search({ app_names: [one.app.name, two.app.name] });
+
+    expect(res.body).toEqual(byName([...one.fns, ...two.fns]));
+  });
+
+  it('orders the whole catalogue by name when nothing is filtered', async () => {
+    const { fns } = await appWith(['Z', 'A_B', 'AB']);
+
+    const res = await search({ limit: 1000 });
+
+    expect(res.status).toBe(200);
+    const names: string[] = res.body.map((f: { name: string }) => f.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(fns.map((f) => f.name)));
+  });
+
+  it('hides private and inactive functions and every function of a private or inactive app', async () => {
+    const { app: a, fns } = await appWith(['SHOWN']);
+    const privateFn = await app.ctx.newFunction(a.name, { visibility: 'private' });
+    const inactiveFn = await app.ctx.newFunction(a.name, { active: false });
+    const privateApp = await appWith(['X'], { visibility: 'private' });
+    const inactiveApp = await appWith(['Y'], { active: false });
+
+    const filtered = await search({ app_names: [a.name, privateApp.app.name, inactiveApp.app.name] });
+    const all = await search({ limit: 1000 });
+
+    expect(filtered.body).toEqual(fns.map(basic));
+    const names = all.body.map((f: { name: string }) => f.name);
+    for (const hidden of [privateFn, inactiveFn, ...privateApp.fns, ...inactiveApp.fns]) {
+      expect(names).not.toContain(hidden.name);
+    }
+  });
+
+  it('returns an empty list for an unknown app name', async () => {
+    const res = await search({ app_names: 'NO_SUCH_APP' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([]);
+  });
+
+  describe('configured_only', () => {
+    it('returns every visible function of an app whose enabled configuration enables all functions', async () => {
+      const { app: a, fns } = await appWith(['ONE', 'TWO']);
+      await app.ctx.newFunction(a.name, { visibility: 'private' });
+      const unconfigured = await appWith(['THREE']);
+      await insertConfigurationRow(app.dataSource, project.projectId, a.name);
+
+      const res = await search({ app_names: [a.name, unconfigured.app.name], configured_only: true });
+      const unrestricted = await search({ app_names: [a.name, unconfigured.app.name], configured_only: false });
+
+      expect(res.body).toEqual(byName(fns));
+      expect(unrestricted.body).toEqual(byName([...fns, ...unconfigured.fns]));
+    });
+
+    it('returns only the enabled functions when the configuration selects some', async () => {
+      const { app: a, fns } = await appWith(['READ', 'WRITE', 'ADMIN']);
+      const hidden = await app.ctx.newFunction(a.name, { name: `${a.name}__HIDDEN`, active: false });
+      const [read, , admin] = fns;
+      await insertConfigurationRow(app.dataSource, project.projectId, a.name, {
+        all_functions_enabled: false,
+        enabled_functions: [read.name, admin.name, hidden.name],
+      });
+
+      const res = await search({ app_names: a.name, configured_only: true });
+
+      expect(res.body).toEqual(byName([read, admin]));
+    });
+
+    it('returns nothing for a disabled configuration', async () => {
+      const { app: a } = await appWith(['ONE']);
+      await insertConfigurationRow(app.dataSource, project.projectId, a.name, { enabled: false });
+
+      const res = await search({ app_names: a.name, configured_only: true });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([]);
+    });
+
+    it("looks only at the caller's project", async () => {
+      const other = await app.ctx.newProject('other project');
+      const mine = await appWith(['MINE']);
+      const theirs = await appWith(['THEIRS']);
+      await insertConfigurationRow(app.dataSource, project.projectId, mine.app.name);
+      await insertConfigurationRow(app.dataSource, other.projectId, theirs.app.name);
+      const names = [mine.app.name, theirs.app.name];
+
+      const forMe = await search({ app_names: names, configured_only: true });
+      const forThem = await search({ app_names: names, configured_only: 'yes' }, other.apiKey);
+
+      expect(forMe.body).toEqual(mine.fns.map(basic));
+      expect(forThem.body).toEqual(theirs.fns.map(basic));
+    });
+
+    it('never lists functions of an invisible app, even when configured', async () => {
+      const { app: a } = await appWith(['ONE'], { visibility: 'private' });
+      await insertConfigurationRow(app.dataSource, project.projectId, a.name);
+
+      const res = await search({ app_names: a.name, configured_only: true });
+
+      expect(res.body).toEqual([]);
+    });
+  });
+
+  describe('pagination', () => {
+    it('pages with limit and offset do not overlap and cover every function in order', async () => {
+      const { app: a, fns } = await appWith(['G', 'C', 'E', 'A', 'F', 'B', 'D']);
+      const expected = fns.map((f) => f.name).sort();
+
+      const pages = [];
+      for (const offset of [0, 3, 6]) {
+        const res = await search({ app_names: a.name, limit: 3, offset });
+        expect(res.status).toBe(200);
+        pages.push(res.body.map((f: { name: string }) => f.name));
+      }
+      const beyond = await search({ app_names: a.name, limit: 3, offset: 7 });
+
+      expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
+      expect(pages.flat()).toEqual(expected);
+      expect(new Set(pages.flat()).size).toBe(7);
+      expect(beyond.body).toEqual([]);
+    });
+
+    it('defaults to limit 100 and offset 0', async () => {
+      const bulk = await app.ctx.newApp({ name: `BULK_${unique()}` });
+      for (let i = 0; i < 101; i++) {
+        await app.ctx.newFunction(bulk.name, { name: `${bulk.name}__F${String(i).padStart(3, '0')}` });
+      }
+
+      const byDefault = await search();
+      const everything = await search({ limit: 1000, offset: 0 });
+
+      expect(byDefault.body).toHaveLength(100);
+      expect(everything.body.length).toBeGreaterThan(100);
+      expect(byDefault.body).toEqual(everything.body.slice(0, 100));
+    });
+  });
+
+  describe('intent', () => {
+    it('ranks a function first for the words of its own description', async () => {
+      const a = await app.ctx.newApp({ name: `TELCO_${unique()}` });
+      const sms = await app.ctx.newFunction(a.name, {
+        name: `${a.name}__SEND_SMS`,
+        description: 'Send a text message to a mobile phone number',
+        tags: ['sms', 'messaging'],
+      });
+      await app.ctx.newFunction(a.name, { name: `${a.name}__LIST_NUMBERS`, description: 'List rented numbers' });
+
+      const res = await search({ intent: 'text a mobile phone' });
+
+      expect(res.status).toBe(200);
+      expect(res.body[0]).toEqual(basic(sms));
+    });
+
+    it("ranks on the function name, its tags and its app's display name", async () => {
+      const tag = unique();
+      const plain = await app.ctx.newApp({ name: `PLAIN_${tag}` });
+      const named = await app.ctx.newFunction(plain.name, { name: `${plain.name}__ARCHIVE_TICKET` });
+      const tagged = await app.ctx.newFunction(plain.name, { tags: ['kanban'] });
+      const brand = await app.ctx.newApp({ name: `BRAND_${tag}`, display_name: 'Zephyrus Boards' });
+      const branded = await app.ctx.newFunction(brand.name);
+      const names = [plain.name, brand.name];
+
+      for (const [intent, expected] of [
+        ['archive a ticket', named],
+        ['kanban', tagged],
+        ['zephyrus', branded],
+      ] as const) {
+        const res = await search({ intent, app_names: names });
+        expect(res.body[0]).toEqual(basic(expected));
+      }
+    });
+
+    it('keeps functions that match no word after the matching ones, ties and non-matches by name', async () => {
+      const a = await app.ctx.newApp({ name: `ORDER_${unique()}` });
+      const fn = (suffix: string, description: string) =>
+        app.ctx.newFunction(a.name, { name: `${a.name}__${suffix}`, description, tags: [] });
+      const noneA = await fn('A', 'Rotate a key');
+      const tieZ = await fn('Z', 'Upload a file');
+      const tieB = await fn('B', 'Upload a file');
+      const best = await fn('Y', 'Upload a large file in chunks, resuming an interrupted upload');
+      const noneC = await fn('C', 'Delete a key');
+
+      const res = await search({ intent: 'resume upload', app_names: a.name });
+
+      expect(res.body).toEqual([best, tieB, tieZ, noneA, noneC].map(basic));
+    });
+
+    it('orders by name when the intent has no searchable word, and is safe with query syntax', async () => {
+      const { app: a, fns } = await appWith(['W2', 'W1']);
+
+      for (const intent of ['the and of', '  ', "it's & | ! : * ( ) <-> '' \\"]) {
+        const res = await search({ intent, app_names: a.name });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(byName(fns));
+      }
+    });
+  });
+
+  describe('API key', () => {
+    it('answers 401 without a key and with a wrong key', async () => {
+      const missing = await search({}, null);
+      const wrong = await search({}, 'wrong-key');
+
+      expect(missing.status).toBe(401);
+      expect(missing.body).toEqual({ error: expect.stringContaining('X-API-KEY') });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toEqual({ error: expect.stringContaining('X-API-KEY') });
+    });
+  });
+
+  describe('422', () => {
+    it.each([
+      [{ limit: 0 }, 'limit', 'greater_than_equal', 'Input should be greater than or equal to 1'],
+      [{ limit: 1001 }, 'limit', 'less_than_equal', 'Input should be less than or equal to 1000'],
+      [
+        { limit: 'abc' },
+        'limit',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+      ],
+      [{ offset: -1 }, 'offset', 'greater_than_equal', 'Input should be greater than or equal to 0'],
+      [
+        { offset: '' },
+        'offset',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+      ],
+      [
+        { configured_only: 'maybe' },
+        'configured_only',
+        'bool_parsing',
+        'Input should be a valid boolean, unable to interpret input',
+      ],
+    ])('%j → %s %s', async (query, field, type, msg) => {
+      const res = await search(query);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ detail: [{ loc: ['query', field], msg, type }] });
+    });
+
+    it('reports every invalid parameter at once', async () => {
+      const res = await search({ limit: 1001, offset: 'x' });
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual(
+        expect.arrayContaining([
+          { loc: ['query', 'limit'], msg: 'Input should be less than or equal to 1000', type: 'less_than_equal' },
+          expect.objectContaining({ loc: ['query', 'offset'], type: 'int_parsing' }),
+        ]),
+      );
+      expect(res.body.detail).toHaveLength(2);
+    });
+  });
+});

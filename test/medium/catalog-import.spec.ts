@@ -1,0 +1,136 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../libs/common/src/index.js';
+import { AppEntity } from '../../src/apps/app.entity.js';
+import { CatalogService } from '../../src/catalog/catalog.service.js';
+import { FunctionEntity } from '../../src/functions/function.entity.js';
+import { TestApp } from '../helpers/test-app.js';
+
+const ACI = '../shared/catalogs/aci';
+const FIXTURES = 'test/fixtures/catalog';
+
+describe('catalogue import', () => {
+  let app: TestApp;
+  let catalog: CatalogService;
+  let work: string;
+
+  beforeAll(async () => {
+    app = await TestApp.start();
+    catalog = app.app.get(CatalogService);
+    work = mkdtempSync(join(tmpdir(), 'patchbay-catalog-'));
+  });
+
+  afterAll(async () => {
+    rmSync(work, { recursive: true, force: true });
+    await app.close();
+  });
+
+  it('imports the 98 ACI apps and 987 functions, then finds them unchanged', async () => {
+    const report = await catalog.importPaths([ACI], { secrets: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.apps.added).toHaveLength(98);
+    expect(report.functions.added).toHaveLength(987);
+    expect(await app.dataSource.getRepository(FunctionEntity).count()).toBe(987);
+
+    const again = await catalog.importPaths([ACI], { secrets: {} });
+    expect(again.apps).toEqual({ added: [], updated: [], unchanged: 98 });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: 987 });
+  });
+
+  it('reports a changed function as updated and a new one as added', async () => {
+    const copy = join(work, 'weather_demo');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    await catalog.importPaths([copy], { secrets: {} });
+    const functions = JSON.parse(readFileSync(join(copy, 'functions.json'), 'utf8'));
+    functions[0].description = 'Get the daily weather forecast for coordinates';
+    functions.push({ ...functions[1], name: 'WEATHER_DEMO__GET_RADAR', description: 'Get the radar image' });
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+    const report = await catalog.importPaths([copy], { secrets: {} });
+    expect(report.apps.unchanged).toBe(1);
+    expect(report.functions.updated).toEqual(['WEATHER_DEMO__GET_FORECAST']);
+    expect(report.functions.added).toEqual(['WEATHER_DEMO__GET_RADAR']);
+    const stored = await app.dataSource.getRepository(FunctionEntity).findOneByOrFail({
+      name: 'WEATHER_DEMO__GET_FORECAST',
+    });
+    expect(stored.description).toBe('Get the daily weather forecast for coordinates');
+  });
+
+  it('seals the OAuth 2.0 client secret and keeps it out of the plain columns', async () => {
+    await catalog.importPaths([`${FIXTURES}/valid/oauth_demo`], {
+      secrets: { OAUTH_DEMO_CLIENT_ID: 'client-1', OAUTH_DEMO_CLIENT_SECRET: 'very-secret-value' },
+    });
+    const row = await app.dataSource.getRepository(AppEntity).findOneByOrFail({ name: 'OAUTH_DEMO' });
+    expect(row.security_schemes.oauth2).toMatchObject({ client_id: 'client-1' });
+    expect(JSON.stringify(row.security_schemes)).not.toContain('very-secret-value');
+    expect(row.secrets).not.toContain('very-secret-value');
+    expect(app.app.get(SecretBox).openJson(row.secrets as string)).toEqual({
+      oauth2_client_secret: 'very-secret-value',
+    });
+  });
+
+  it('leaves an unfilled placeholder unset and reports it', async () => {
+    const report = await catalog.importPaths([`${FIXTURES}/valid/oauth_demo`], { secrets: {} });
+    expect(report.unfilled_placeholders).toEqual([
+      { app: 'OAUTH_DEMO', path: '/security_schemes/oauth2/client_id', placeholder: 'OAUTH_DEMO_CLIENT_ID' },
+      { app: 'OAUTH_DEMO', path: '/security_schemes/oauth2/client_secret', placeholder: 'OAUTH_DEMO_CLIENT_SECRET' },
+    ]);
+    const row = await app.dataSource.getRepository(AppEntity).findOneByOrFail({ name: 'OAUTH_DEMO' });
+    expect(row.security_schemes.oauth2?.client_id).toBeNull();
+    expect(row.secrets).toBeNull();
+  });
+
+  it('refuses parameter schemas that break the catalogue rules, writing nothing', async () => {
+    const copy = join(work, 'broken');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    const appFile = JSON.parse(readFileSync(join(copy, 'app.json'), 'utf8'));
+    appFile.name = 'BROKEN_DEMO';
+    writeFileSync(join(copy, 'app.json'), JSON.stringify(appFile));
+    const functions = JSON.parse(
+      readFileSync(join(copy, 'functions.json'), 'utf8').replaceAll('WEATHER_DEMO', 'BROKEN_DEMO'),
+    );
+    delete functions[0].parameters.properties.query.properties.units.default;
+    functions[1].parameters.properties.path.visible = ['region', 'zone'];
+    functions[1].parameters.properties.extra = { type: 'object', properties: {} };
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+
+    const report = await catalog.importPaths([copy], { secrets: {} });
+    expect(report.imported).toBe(false);
+    expect(report.problems).toEqual(
+      expect.arrayContaining([
+        {
+          file: join(copy, 'functions.json'),
+          path: '/0/parameters/properties/query/properties/units',
+          reason: 'is required but not visible, so it needs a default',
+        },
+        {
+          file: join(copy, 'functions.json'),
+          path: '/1/parameters/properties/path/visible/1',
+          reason: '"zone" is not a property',
+        },
+        {
+          file: join(copy, 'functions.json'),
+          path: '/1/parameters/properties/extra',
+          reason: 'a REST function has only path, query, header, cookie and body parameters',
+        },
+      ]),
+    );
+    expect(await app.dataSource.getRepository(AppEntity).existsBy({ name: 'BROKEN_DEMO' })).toBe(false);
+  });
+
+  it('reports malformed JSON with the file', async () => {
+    const copy = join(work, 'malformed');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    writeFileSync(join(copy, 'functions.json'), '[{"name": ');
+    const report = await catalog.importPaths([copy], { secrets: {} });
+    expect(report.problems).toHaveLength(1);
+    expect(report.problems[0].file).toBe(join(copy, 'functions.json'));
+    expect(report.problems[0].reason).toMatch(/^is not valid JSON/);
+  });
+
+  it('reports a path that is not a folder', async () => {
+    const report = await catalog.importPaths([join(work, 'nope')], { secrets: {} });
+    expect(report.problems).toEqual([{ file: join(work, 'nope'), path: '', reason: `${join(work, 'nope')} is not a folder` }]);
+  });
+});
