@@ -3,7 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { Logger as PinoLogger } from 'pino';
 import { buildOpenApiDocument, createPino, PinoLoggerService } from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
 import { loadConfig } from './config/app-config.js';
@@ -25,7 +24,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
   const config = loadConfig(process.env);
   const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL);
   const adapter = new FastifyAdapter({
-    loggerInstance: logger as never,
+    loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
@@ -34,7 +33,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     },
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(options), adapter, {
-    logger: new PinoLoggerService(logger as PinoLogger),
+    logger: new PinoLoggerService(logger),
     preview: options.preview,
     abortOnError: false,
   });

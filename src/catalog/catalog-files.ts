@@ -194,7 +194,10 @@ function fillPlaceholders(
   }
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, fillPlaceholders(item, secrets, file, `${path}/${key}`, unfilled)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        fillPlaceholders(item, secrets, file, `${path}/${key}`, unfilled),
+      ]),
     );
   }
   return value;

@@ -142,7 +142,10 @@ export const FUNCTIONS_FILE_SCHEMA = {
       protocol_data: { type: 'object' },
       parameters: { type: 'object' },
       response: { type: 'object' },
-      security_schemes: { type: 'array', items: { enum: ['no_auth', 'api_key', 'http_basic', 'http_bearer', 'oauth2'] } },
+      security_schemes: {
+        type: 'array',
+        items: { enum: ['no_auth', 'api_key', 'http_basic', 'http_bearer', 'oauth2'] },
+      },
     },
     if: { properties: { protocol: { const: 'rest' } } },
     then: { properties: { protocol_data: restProtocolData } },

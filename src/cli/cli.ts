@@ -198,7 +198,8 @@ async function importCatalog(
   // Placeholders are filled from the environment (the command line is the process's entry point),
   // overridden by the --secrets file.
   const secrets = { ...process.env, ...(options.secrets ? readSecretsFile(options.secrets) : {}) };
-  const bar = !options.json && process.stderr.isTTY ? new SingleBar({ stream: process.stderr, clearOnComplete: true }) : null;
+  const bar =
+    !options.json && process.stderr.isTTY ? new SingleBar({ stream: process.stderr, clearOnComplete: true }) : null;
   try {
     return await ctx.get(CatalogService).importPaths(paths, {
       secrets,

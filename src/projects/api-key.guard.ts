@@ -49,10 +49,10 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
   }
 
   override handleRequest<TUser>(error: unknown, user: TUser): TUser {
-    if (error) {
+    if (error instanceof Error) {
       throw error;
     }
-    if (!user) {
+    if (error || !user) {
       throw new ApiKeyInvalidError();
     }
     return user;

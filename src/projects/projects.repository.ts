@@ -8,7 +8,10 @@ import { ProjectEntity } from './project.entity.js';
 export class ProjectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async createWithKey(project: Pick<ProjectEntity, 'id' | 'name'>, key: Omit<ApiKeyEntity, 'created_at' | 'revoked_at'>) {
+  async createWithKey(
+    project: Pick<ProjectEntity, 'id' | 'name'>,
+    key: Omit<ApiKeyEntity, 'created_at' | 'revoked_at'>,
+  ) {
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(ProjectEntity, project);
       await manager.insert(ApiKeyEntity, key);

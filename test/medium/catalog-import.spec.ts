@@ -131,6 +131,8 @@ describe('catalogue import', () => {
 
   it('reports a path that is not a folder', async () => {
     const report = await catalog.importPaths([join(work, 'nope')], { secrets: {} });
-    expect(report.problems).toEqual([{ file: join(work, 'nope'), path: '', reason: `${join(work, 'nope')} is not a folder` }]);
+    expect(report.problems).toEqual([
+      { file: join(work, 'nope'), path: '', reason: `${join(work, 'nope')} is not a folder` },
+    ]);
   });
 });

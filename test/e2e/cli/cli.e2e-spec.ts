@@ -82,14 +82,18 @@ describe('patchbay command line (embedded database)', () => {
     expect(result.stderr).toMatch(/bad_app\/app\.json at \/: unknown key "colour"/);
     expect(result.stderr).toMatch(/bad_app\/functions\.json at \/0\/protocol_data\/method: must be one of/);
     // GOOD_APP was valid but must not have been imported on its own.
-    const dry = JSON.parse((await runCli(['catalog', 'import', `${FIXTURES}/invalid/good_app`, '--dry-run', '--json'], env)).stdout);
+    const dry = JSON.parse(
+      (await runCli(['catalog', 'import', `${FIXTURES}/invalid/good_app`, '--dry-run', '--json'], env)).stdout,
+    );
     expect(dry.apps.added).toEqual(['GOOD_APP']);
     expect(dry.imported).toBe(false);
   });
 
   it('--dry-run writes nothing', async () => {
     await runCli(['catalog', 'import', `${FIXTURES}/invalid/good_app`, '--dry-run'], env);
-    const real = JSON.parse((await runCli(['catalog', 'import', `${FIXTURES}/invalid/good_app`, '--json'], env)).stdout);
+    const real = JSON.parse(
+      (await runCli(['catalog', 'import', `${FIXTURES}/invalid/good_app`, '--json'], env)).stdout,
+    );
     expect(real.apps.added).toEqual(['GOOD_APP']);
   });
 

@@ -40,7 +40,7 @@ export function OptionalBoolean(options: Described & { default?: boolean; nullab
       default: options.default,
       nullable: options.nullable,
     }),
-    Transform(({ value }) => toBoolean(value)),
+    Transform(({ value }: { value: unknown }) => toBoolean(value)),
     nullableOptional(),
     IsBoolean({ message: encodeIssue('bool_parsing', 'Input should be a valid boolean, unable to interpret input') }),
   );
@@ -49,7 +49,7 @@ export function OptionalBoolean(options: Described & { default?: boolean; nullab
 export function RequiredBoolean(options: Described): PropertyDecorator {
   return applyDecorators(
     ApiProperty({ type: Boolean, description: options.description, example: options.example }),
-    Transform(({ value }) => toBoolean(value)),
+    Transform(({ value }: { value: unknown }) => toBoolean(value)),
     missing(),
     IsBoolean({ message: encodeIssue('bool_parsing', 'Input should be a valid boolean, unable to interpret input') }),
   );
@@ -78,9 +78,13 @@ export function OptionalInt(options: Described & { default: number; min?: number
       minimum: options.min,
       maximum: options.max,
     }),
-    Transform(({ value }) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value)),
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value,
+    ),
     nullableOptional(),
-    IsInt({ message: encodeIssue('int_parsing', 'Input should be a valid integer, unable to parse string as an integer') }),
+    IsInt({
+      message: encodeIssue('int_parsing', 'Input should be a valid integer, unable to parse string as an integer'),
+    }),
   ];
   if (options.min !== undefined) {
     decorators.push(
@@ -167,10 +171,7 @@ function enumMessage(values: readonly string[]): string {
   return `Input should be ${list}`;
 }
 
-export function RequiredEnum(
-  values: readonly string[],
-  options: Described & { enumName: string },
-): PropertyDecorator {
+export function RequiredEnum(values: readonly string[], options: Described & { enumName: string }): PropertyDecorator {
   return applyDecorators(
     ApiProperty({ enum: values, enumName: options.enumName, description: options.description }),
     missing(),
@@ -230,7 +231,7 @@ export function OptionalStringArray(options: Described & { nullable?: boolean })
 /** Query form of `OptionalStringArray`: a lone value becomes a one-element array. */
 export function OptionalQueryStringArray(options: Described): PropertyDecorator {
   return applyDecorators(
-    Transform(({ value }) => (typeof value === 'string' ? [value] : value)),
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value)),
     OptionalStringArray(options),
   );
 }

@@ -31,11 +31,15 @@ export class RequestValidationPipe implements PipeTransform {
       }
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw new RequestValidationError([
-          { loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'dict_type' },
+          {
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object to extract fields from',
+            type: 'dict_type',
+          },
         ]);
       }
     }
-    const instance = plainToInstance(metatype as new () => object, value ?? {}) as object;
+    const instance = plainToInstance<object, unknown>(metatype as new () => object, value ?? {});
     const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: false, stopAtFirstError: true });
     if (errors.length > 0) {
       throw new RequestValidationError(flatten(errors, [location]));
