@@ -1,6 +1,16 @@
 import { AppEntity } from '../apps/app.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
-import { Column, JoinColumn, ManyToOne, type Relation, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  JoinColumn,
+  ManyToOne,
+  type Relation,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 
 @Entity('app_configurations')

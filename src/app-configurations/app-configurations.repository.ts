@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError, type QueryDeepPartialEntity } from 'typeorm';
+import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { AppConfigurationEntity } from './app-configuration.entity.js';
+
+export interface AppConfigurationListFilter {
+  appNames?: string[];
+  limit: number;
+  offset: number;
+}
+
+/** A row as the service builds it; relations and timestamps are the database's. */
+export type NewAppConfiguration = Omit<AppConfigurationEntity, 'app' | 'project' | 'created_at' | 'updated_at'>;
+
+/** Queries over app configurations; every method is scoped to one project. */
+@Injectable()
+export class AppConfigurationsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get repository() {
+    return this.dataSource.getRepository(AppConfigurationEntity);
+  }
+
+  findForProject(projectId: string, appName: string): Promise<AppConfigurationEntity | null> {
+    return this.repository.findOneBy({ project_id: projectId, app_name: appName });
+  }
+
+  listForProject(projectId: string, filter: AppConfigurationListFilter): Promise<AppConfigurationEntity[]> {
+    const query = this.repository.createQueryBuilder('c').where('c.project_id = :projectId', { projectId });
+    if (filter.appNames) {
+      query.andWhere('c.app_name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
+    }
+    // Byte order, so that pages are the same on every database whatever its default collation.
+    return query.orderBy('c.app_name COLLATE "C"', 'ASC').offset(filter.offset).limit(filter.limit).getMany();
+  }
+
+  /** False when the project already has a configuration for the app (a concurrent create won). */
+  async insert(configuration: NewAppConfiguration): Promise<boolean> {
+    try {
+      // TypeORM's deep-partial type cannot express jsonb `unknown` values; the row is complete.
+      await this.repository.insert(configuration as QueryDeepPartialEntity<AppConfigurationEntity>);
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async update(configuration: AppConfigurationEntity): Promise<AppConfigurationEntity> {
+    return this.repository.save(configuration);
+  }
+
+  /**
+   * Removes the project's linked accounts of the app, then the configuration, in one transaction.
+   * Returns how many linked accounts went, or null when the project has no such configuration.
+   */
+  deleteWithLinkedAccounts(projectId: string, appName: string): Promise<number | null> {
+    return this.dataSource.transaction(async (manager) => {
+      // The row lock keeps a concurrent delete from reporting the same accounts twice.
+      const configuration = await manager.findOne(AppConfigurationEntity, {
+        where: { project_id: projectId, app_name: appName },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!configuration) {
+        return null;
+      }
+      const accounts = await manager.delete(LinkedAccountEntity, { project_id: projectId, app_name: appName });
+      await manager.delete(AppConfigurationEntity, { id: configuration.id });
+      return accounts.affected ?? 0;
+    });
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505';
+}

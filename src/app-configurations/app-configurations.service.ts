@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../../libs/common/src/index.js';
+import type { AppEntity } from '../apps/app.entity.js';
+import { AppNotFoundError } from '../apps/apps.errors.js';
+import { AppsRepository } from '../apps/apps.repository.js';
+import { SECURITY_SCHEMES, type SecurityScheme } from '../apps/security-scheme.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import type { AppConfigurationEntity } from './app-configuration.entity.js';
+import {
+  type AppConfigurationCreate,
+  type AppConfigurationDeleted,
+  type AppConfigurationPublic,
+  type AppConfigurationsListQuery,
+  type AppConfigurationUpdate,
+  MASKED_SECRET,
+  type SecuritySchemeOverrides,
+  type SecuritySchemeOverridesPublic,
+} from './app-configurations.dto.js';
+import {
+  AppConfigurationExistsError,
+  AppConfigurationNotFoundError,
+  SecuritySchemeNotSupportedError,
+  UnknownEnabledFunctionsError,
+} from './app-configurations.errors.js';
+import { AppConfigurationsRepository, type NewAppConfiguration } from './app-configurations.repository.js';
+
+/** Sealed JSON in `app_configurations.secrets`: the secret parts of the overrides. */
+export interface AppConfigurationSecrets {
+  oauth2_client_secret?: string;
+}
+
+interface Enablement {
+  all_functions_enabled: boolean;
+  enabled_functions: string[];
+}
+
+@Injectable()
+export class AppConfigurationsService {
+  constructor(
+    private readonly configurations: AppConfigurationsRepository,
+    private readonly apps: AppsRepository,
+    private readonly functions: FunctionsRepository,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  async createAppConfiguration(projectId: string, input: AppConfigurationCreate): Promise<AppConfigurationPublic> {
+    const app = await this.visibleApp(input.app_name);
+    assertSchemeSupported(app, input.security_scheme);
+    if (await this.configurations.findForProject(projectId, app.name)) {
+      throw new AppConfigurationExistsError(app.name);
+    }
+    const enablement = await this.enablement(
+      app.name,
+      input.all_functions_enabled ?? true,
+      input.enabled_functions ?? [],
+    );
+    const { stored, secrets } = this.sealOverrides(input.security_scheme_overrides);
+    const configuration: NewAppConfiguration = {
+      id: randomUUID(),
+      project_id: projectId,
+      app_name: app.name,
+      security_scheme: input.security_scheme,
+      security_scheme_overrides: stored,
+      secrets,
+      enabled: input.enabled ?? true,
+      ...enablement,
+    };
+    if (!(await this.configurations.insert(configuration))) {
+      throw new AppConfigurationExistsError(app.name);
+    }
+    return this.getAppConfiguration(projectId, app.name);
+  }
+
+  async listAppConfigurations(projectId: string, query: AppConfigurationsListQuery): Promise<AppConfigurationPublic[]> {
+    const rows = await this.configurations.listForProject(projectId, {
+      appNames: query.app_names,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return rows.map(toPublic);
+  }
+
+  async getAppConfiguration(projectId: string, appName: string): Promise<AppConfigurationPublic> {
+    return toPublic(await this.existing(projectId, appName));
+  }
+
+  /** Absent and null fields keep their value; rules 1–3 apply to the state that results. */
+  async updateAppConfiguration(
+    projectId: string,
+    appName: string,
+    input: AppConfigurationUpdate,
+  ): Promise<AppConfigurationPublic> {
+    const configuration = await this.existing(projectId, appName);
+    const scheme = input.security_scheme ?? undefined;
+    const listed = input.enabled_functions ?? undefined;
+    const overrides = input.security_scheme_overrides ?? undefined;
+    const allEnabled = input.all_functions_enabled ?? configuration.all_functions_enabled;
+    if (scheme !== undefined) {
+      assertSchemeSupported(await this.visibleApp(configuration.app_name), scheme);
+      configuration.security_scheme = scheme;
+    } else if (!allEnabled && listed !== undefined) {
+      // A new list is checked against the catalogue, which needs the app to still be visible.
+      await this.visibleApp(configuration.app_name);
+    }
+    Object.assign(
+      configuration,
+      await this.enablement(
+        configuration.app_name,
+        allEnabled,
+        listed ?? configuration.enabled_functions,
+        listed !== undefined,
+      ),
+    );
+    if (overrides !== undefined) {
+      const { stored, secrets } = this.sealOverrides(overrides);
+      configuration.security_scheme_overrides = stored;
+      configuration.secrets = secrets;
+    }
+    configuration.enabled = input.enabled ?? configuration.enabled;
+    return toPublic(await this.configurations.update(configuration));
+  }
+
+  async deleteAppConfiguration(projectId: string, appName: string): Promise<AppConfigurationDeleted> {
+    const deleted = await this.configurations.deleteWithLinkedAccounts(projectId, appName);
+    if (deleted === null) {
+      throw new AppConfigurationNotFoundError(appName);
+    }
+    return { app_name: appName, deleted_linked_accounts: deleted };
+  }
+
+  private async existing(projectId: string, appName: string): Promise<AppConfigurationEntity> {
+    const configuration = await this.configurations.findForProject(projectId, appName);
+    if (!configuration) {
+      throw new AppConfigurationNotFoundError(appName);
+    }
+    return configuration;
+  }
+
+  private async visibleApp(name: string): Promise<AppEntity> {
+    const app = await this.apps.findVisibleByName(name);
+    if (!app) {
+      throw new AppNotFoundError(name);
+    }
+    return app;
+  }
+
+  /**
+   * Rules 1–3: all enabled ignores (and stores no) list; otherwise exactly the listed functions,
+   * which must be visible functions of the app. `check` is false for a list already stored.
+   */
+  private async enablement(appName: string, all: boolean, listed: string[], check = true): Promise<Enablement> {
+    if (all) {
+      return { all_functions_enabled: true, enabled_functions: [] };
+    }
+    const names = [...new Set(listed)];
+    if (check && names.length > 0) {
+      const known = new Set(await this.functions.visibleNamesOfApp(appName));
+      const unknown = names.filter((name) => !known.has(name));
+      if (unknown.length > 0) {
+        throw new UnknownEnabledFunctionsError(appName, unknown);
+      }
+    }
+    return { all_functions_enabled: false, enabled_functions: names };
+  }
+
+  /** Splits overrides into what may sit in plain jsonb and the sealed secrets. */
+  private sealOverrides(overrides: SecuritySchemeOverrides | undefined): {
+    stored: AppConfigurationEntity['security_scheme_overrides'];
+    secrets: string | null;
+  } {
+    const oauth2 = overrides?.oauth2;
+    if (!oauth2) {
+      return { stored: {}, secrets: null };
+    }
+    const plain: Record<string, unknown> = { client_id: oauth2.client_id };
+    // Optional fields sent as null are not stored at all.
+    if (typeof oauth2.redirect_url === 'string') {
+      plain.redirect_url = oauth2.redirect_url;
+    }
+    if (typeof oauth2.scope === 'string') {
+      plain.scope = oauth2.scope;
+    }
+    const secrets: AppConfigurationSecrets = { oauth2_client_secret: oauth2.client_secret };
+    return { stored: { oauth2: plain }, secrets: this.secretBox.sealJson(secrets) };
+  }
+}
+
+function assertSchemeSupported(app: AppEntity, scheme: SecurityScheme): void {
+  // In the contract's order: jsonb does not keep the catalogue's key order.
+  const supported = SECURITY_SCHEMES.filter((known) => app.security_schemes?.[known] !== undefined);
+  if (!supported.includes(scheme)) {
+    throw new SecuritySchemeNotSupportedError(app.name, scheme, supported);
+  }
+}
+
+function toPublic(row: AppConfigurationEntity): AppConfigurationPublic {
+  const overrides: SecuritySchemeOverridesPublic = {};
+  const oauth2 = row.security_scheme_overrides?.oauth2;
+  if (oauth2) {
+    overrides.oauth2 = {
+      client_id: String(oauth2.client_id),
+      client_secret: MASKED_SECRET,
+      ...(typeof oauth2.redirect_url === 'string' ? { redirect_url: oauth2.redirect_url } : {}),
+      ...(typeof oauth2.scope === 'string' ? { scope: oauth2.scope } : {}),
+    };
+  }
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    app_name: row.app_name,
+    security_scheme: row.security_scheme,
+    security_scheme_overrides: overrides,
+    enabled: row.enabled,
+    all_functions_enabled: row.all_functions_enabled,
+    enabled_functions: row.enabled_functions,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

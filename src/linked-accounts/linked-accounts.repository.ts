@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError, type FindOptionsWhere } from 'typeorm';
+import { LinkedAccountEntity } from './linked-account.entity.js';
+
+export interface LinkedAccountListFilter {
+  appName?: string;
+  ownerId?: string;
+}
+
+/** A row as the service builds it; relations and timestamps are the database's. */
+export type NewLinkedAccount = Omit<LinkedAccountEntity, 'app' | 'project' | 'created_at' | 'updated_at'>;
+
+/** Queries over linked accounts; every method is scoped to one project. */
+@Injectable()
+export class LinkedAccountsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get repository() {
+    return this.dataSource.getRepository(LinkedAccountEntity);
+  }
+
+  findForProject(projectId: string, id: string): Promise<LinkedAccountEntity | null> {
+    return this.repository.findOneBy({ project_id: projectId, id });
+  }
+
+  findByOwner(projectId: string, appName: string, ownerId: string): Promise<LinkedAccountEntity | null> {
+    return this.repository.findOneBy({ project_id: projectId, app_name: appName, linked_account_owner_id: ownerId });
+  }
+
+  listForProject(projectId: string, filter: LinkedAccountListFilter): Promise<LinkedAccountEntity[]> {
+    const where: FindOptionsWhere<LinkedAccountEntity> = { project_id: projectId };
+    if (filter.appName !== undefined) {
+      where.app_name = filter.appName;
+    }
+    if (filter.ownerId !== undefined) {
+      where.linked_account_owner_id = filter.ownerId;
+    }
+    return this.repository.find({ where, order: { created_at: 'ASC', id: 'ASC' } });
+  }
+
+  /** False when the project already has an account of that owner for the app (a concurrent link won). */
+  async insert(account: NewLinkedAccount): Promise<boolean> {
+    try {
+      await this.repository.insert(account);
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  update(account: LinkedAccountEntity): Promise<LinkedAccountEntity> {
+    return this.repository.save(account);
+  }
+
+  /** False when the project has no such account. */
+  async deleteForProject(projectId: string, id: string): Promise<boolean> {
+    const result = await this.repository.delete({ project_id: projectId, id });
+    return (result.affected ?? 0) > 0;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505';
+}

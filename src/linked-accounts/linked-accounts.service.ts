@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../../libs/common/src/index.js';
+import { AppNotFoundError } from '../apps/apps.errors.js';
+import { AppsRepository } from '../apps/apps.repository.js';
+import type { SecurityScheme } from '../apps/security-scheme.js';
+import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
+import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
+import type { LinkedAccountEntity } from './linked-account.entity.js';
+import type {
+  LinkedAccountAPIKeyCreate,
+  LinkedAccountHTTPBasicCreate,
+  LinkedAccountHTTPBearerCreate,
+  LinkedAccountNoAuthCreate,
+  LinkedAccountPublic,
+  LinkedAccountsListQuery,
+  LinkedAccountUpdate,
+} from './linked-accounts.dto.js';
+import {
+  LinkedAccountExistsError,
+  LinkedAccountNotFoundError,
+  SecuritySchemeMismatchError,
+} from './linked-accounts.errors.js';
+import { LinkedAccountsRepository } from './linked-accounts.repository.js';
+
+/** Sealed JSON in `linked_accounts.credentials`, by scheme. */
+export type LinkedAccountCredentials =
+  Record<string, never> | { api_key: string } | { username: string; password: string } | { token: string };
+
+@Injectable()
+export class LinkedAccountsService {
+  constructor(
+    private readonly accounts: LinkedAccountsRepository,
+    private readonly configurations: AppConfigurationsRepository,
+    private readonly apps: AppsRepository,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  linkNoAuthAccount(projectId: string, input: LinkedAccountNoAuthCreate): Promise<LinkedAccountPublic> {
+    return this.link(projectId, input, 'no_auth', {});
+  }
+
+  linkApiKeyAccount(projectId: string, input: LinkedAccountAPIKeyCreate): Promise<LinkedAccountPublic> {
+    return this.link(projectId, input, 'api_key', { api_key: input.api_key });
+  }
+
+  linkHttpBasicAccount(projectId: string, input: LinkedAccountHTTPBasicCreate): Promise<LinkedAccountPublic> {
+    return this.link(projectId, input, 'http_basic', { username: input.username, password: input.password });
+  }
+
+  linkHttpBearerAccount(projectId: string, input: LinkedAccountHTTPBearerCreate): Promise<LinkedAccountPublic> {
+    return this.link(projectId, input, 'http_bearer', { token: input.token });
+  }
+
+  async listLinkedAccounts(projectId: string, query: LinkedAccountsListQuery): Promise<LinkedAccountPublic[]> {
+    const rows = await this.accounts.listForProject(projectId, {
+      appName: query.app_name,
+      ownerId: query.linked_account_owner_id,
+    });
+    return rows.map(toPublic);
+  }
+
+  async getLinkedAccount(projectId: string, id: string): Promise<LinkedAccountPublic> {
+    return toPublic(await this.existing(projectId, id));
+  }
+
+  async updateLinkedAccount(projectId: string, id: string, input: LinkedAccountUpdate): Promise<LinkedAccountPublic> {
+    const account = await this.existing(projectId, id);
+    account.enabled = input.enabled ?? account.enabled;
+    return toPublic(await this.accounts.update(account));
+  }
+
+  async deleteLinkedAccount(projectId: string, id: string): Promise<void> {
+    if (!(await this.accounts.deleteForProject(projectId, id))) {
+      throw new LinkedAccountNotFoundError(id);
+    }
+  }
+
+  /** Links only through the scheme the project configured for the app; the credentials are sealed. */
+  private async link(
+    projectId: string,
+    input: LinkedAccountNoAuthCreate,
+    scheme: SecurityScheme,
+    credentials: LinkedAccountCredentials,
+  ): Promise<LinkedAccountPublic> {
+    const app = await this.apps.findVisibleByName(input.app_name);
+    if (!app) {
+      throw new AppNotFoundError(input.app_name);
+    }
+    const configuration = await this.configurations.findForProject(projectId, app.name);
+    if (!configuration) {
+      throw new AppConfigurationNotFoundError(app.name);
+    }
+    if (configuration.security_scheme !== scheme) {
+      throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, scheme);
+    }
+    const ownerId = input.linked_account_owner_id;
+    if (await this.accounts.findByOwner(projectId, app.name, ownerId)) {
+      throw new LinkedAccountExistsError(app.name, ownerId);
+    }
+    const id = randomUUID();
+    const inserted = await this.accounts.insert({
+      id,
+      project_id: projectId,
+      app_name: app.name,
+      linked_account_owner_id: ownerId,
+      security_scheme: scheme,
+      credentials: this.secretBox.sealJson(credentials),
+      enabled: true,
+    });
+    if (!inserted) {
+      throw new LinkedAccountExistsError(app.name, ownerId);
+    }
+    return this.getLinkedAccount(projectId, id);
+  }
+
+  private async existing(projectId: string, id: string): Promise<LinkedAccountEntity> {
+    const account = await this.accounts.findForProject(projectId, id);
+    if (!account) {
+      throw new LinkedAccountNotFoundError(id);
+    }
+    return account;
+  }
+}
+
+function toPublic(row: LinkedAccountEntity): LinkedAccountPublic {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    app_name: row.app_name,
+    linked_account_owner_id: row.linked_account_owner_id,
+    security_scheme: row.security_scheme,
+    enabled: row.enabled,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
