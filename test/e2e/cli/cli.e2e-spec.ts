@@ -7,7 +7,8 @@ import { embeddedEnv, runCli, startServe, stopServe } from '../../helpers/cli.js
 const ACI = '../shared/catalogs/aci';
 const FIXTURES = 'test/fixtures/catalog';
 
-describe('patchbay command line (embedded database)', () => {
+// Each command boots a process and the embedded database: generous bounds for a loaded 2-core machine.
+describe('patchbay command line (embedded database)', { timeout: 180_000 }, () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
