@@ -1,7 +1,16 @@
 import { AppConfigurationsModule } from './app-configurations/app-configurations.module.js';
 import { AppsModule } from './apps/apps.module.js';
+import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
 import { LinkedAccountsModule } from './linked-accounts/linked-accounts.module.js';
+import { OAuth2Module } from './oauth2/oauth2.module.js';
 
 /** The REST resources of /v1; both the HTTP service and the command line are composed from them. */
-export const FEATURE_MODULES = [AppsModule, FunctionsModule, AppConfigurationsModule, LinkedAccountsModule];
+export const FEATURE_MODULES = [
+  AppsModule,
+  FunctionsModule,
+  AppConfigurationsModule,
+  LinkedAccountsModule,
+  OAuth2Module,
+  ExecutionModule,
+];

@@ -15,6 +15,17 @@ const apiKeyScheme = {
   },
 };
 
+/** Authorization request parameters that the linking flow sets itself. */
+export const OAUTH2_FLOW_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+];
+
 const oauth2Scheme = {
   type: 'object',
   additionalProperties: false,
@@ -43,6 +54,15 @@ const oauth2Scheme = {
     redirect_url: { type: 'string', format: 'uri' },
     /** Where the token response keeps the tokens when a provider nests them (e.g. "authed_user"). */
     token_response_path: { type: 'string' },
+    /**
+     * Extra query parameters of the authorization request (e.g. Google's access_type=offline and
+     * prompt=consent for a refresh token); the parameters of the flow itself cannot be replaced.
+     */
+    authorize_params: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      propertyNames: { not: { enum: OAUTH2_FLOW_PARAMS } },
+    },
   },
 };
 

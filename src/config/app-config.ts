@@ -53,6 +53,55 @@ export class AppConfig {
   @IsString()
   OAUTH2_REDIRECT_ALLOWED_ORIGINS?: string;
 
+  /** Bound on opening a connection to an upstream API during function execution. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  EXECUTION_CONNECT_TIMEOUT_MS = 10_000;
+
+  /** Bound on one whole upstream exchange (request sent, response read) during function execution. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  EXECUTION_TIMEOUT_MS = 30_000;
+
+  /** Upstream responses larger than this are refused, never buffered whole. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  EXECUTION_MAX_RESPONSE_BYTES = 10_485_760;
+
+  /** Retries of idempotent upstream calls (GET, HEAD, OPTIONS) on 429/502/503/504 and connection resets. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  EXECUTION_MAX_RETRIES = 2;
+
+  /** First retry backoff; doubled per attempt, with jitter, when the upstream sends no Retry-After. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  EXECUTION_RETRY_BASE_DELAY_MS = 200;
+
+  /** Total time one execution may spend waiting between retries. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  EXECUTION_RETRY_MAX_WAIT_MS = 10_000;
+
+  /** How often buffered execution-log rows are written (they are written sooner when many are waiting). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  EXECUTION_LOG_FLUSH_MS = 250;
+
+  /** How often an instance checks whether another instance changed cached rows (configurations, accounts, catalogue). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  CACHE_SYNC_INTERVAL_MS = 1_000;
+
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }

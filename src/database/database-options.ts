@@ -22,7 +22,10 @@ export function databaseOptions(config: AppConfig, embedded?: EmbeddedDatabase):
     installExtensions: false,
     logging: false,
     extra: {
-      max: config.DATABASE_POOL_SIZE,
+      // The embedded database runs one statement at a time, and its socket server interleaves protocol
+      // messages of different connections: a transaction opened while another connection's query is in
+      // flight corrupts that query's results (measured). One connection serialises everything safely.
+      max: embedded ? 1 : config.DATABASE_POOL_SIZE,
       query_timeout: QUERY_TIMEOUT_MS,
       connectionTimeoutMillis: 10_000,
     },

@@ -1,7 +1,10 @@
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { AppEntity } from '../apps/app.entity.js';
+import { CacheGenerationEntity } from '../execution/cache-generation.entity.js';
+import { ExecutionEntity } from '../execution/execution.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { OAuth2StateEntity } from '../oauth2/oauth2-state.entity.js';
 import { ApiKeyEntity } from '../projects/api-key.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 
@@ -13,4 +16,7 @@ export const ENTITIES = [
   FunctionEntity,
   AppConfigurationEntity,
   LinkedAccountEntity,
+  ExecutionEntity,
+  CacheGenerationEntity,
+  OAuth2StateEntity,
 ];

@@ -1,6 +1,16 @@
 import { AppEntity } from '../apps/app.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
-import { Column, JoinColumn, ManyToOne, type Relation, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  JoinColumn,
+  ManyToOne,
+  type Relation,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 
 @Entity('linked_accounts')
@@ -35,6 +45,14 @@ export class LinkedAccountEntity {
 
   @Column('boolean')
   enabled: boolean;
+
+  /**
+   * Set when the provider refused the stored OAuth 2.0 refresh token (invalid_grant): executions then
+   * fail until the owner links the account again, which must reset it. Optional in the type so that
+   * code inserting rows may leave it to the database default (false).
+   */
+  @Column('boolean', { default: false })
+  needs_relink?: boolean;
 
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;

@@ -9,6 +9,6 @@ import { LinkedAccountsService } from './linked-accounts.service.js';
   imports: [AppsModule, AppConfigurationsModule],
   controllers: [LinkedAccountsController],
   providers: [LinkedAccountsRepository, LinkedAccountsService],
-  exports: [LinkedAccountsRepository],
+  exports: [LinkedAccountsRepository, LinkedAccountsService],
 })
 export class LinkedAccountsModule {}

@@ -6,6 +6,7 @@ import { AppsRepository } from '../apps/apps.repository.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
+import type { OAuth2Credentials } from '../execution/credentials.js';
 import type { LinkedAccountEntity } from './linked-account.entity.js';
 import type {
   LinkedAccountAPIKeyCreate,
@@ -74,6 +75,26 @@ export class LinkedAccountsService {
     if (!(await this.accounts.deleteForProject(projectId, id))) {
       throw new LinkedAccountNotFoundError(id);
     }
+  }
+
+  /**
+   * Links (or re-links, keeping the id) the owner's account with tokens from an OAuth 2.0 flow; the
+   * caller has checked the app and its configuration. Credentials are sealed.
+   */
+  async upsertOAuth2Account(
+    projectId: string,
+    appName: string,
+    ownerId: string,
+    credentials: OAuth2Credentials,
+  ): Promise<LinkedAccountPublic> {
+    const id = await this.accounts.upsertOAuth2Account({
+      id: randomUUID(),
+      project_id: projectId,
+      app_name: appName,
+      linked_account_owner_id: ownerId,
+      credentials: this.secretBox.sealJson(credentials),
+    });
+    return this.getLinkedAccount(projectId, id);
   }
 
   /** Links only through the scheme the project configured for the app; the credentials are sealed. */

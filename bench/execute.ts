@@ -1,0 +1,429 @@
+/**
+ * `npm run bench:execute`: what a function execution costs over the HTTP hop it wraps.
+ *
+ * Three paths, each served by its own process, measured with autocannon in alternating rounds at
+ * concurrency 1 and 64:
+ *   (a) direct: GET on a trivial local JSON upstream;
+ *   (b) proxy:  a bare reverse proxy (node:http server + keep-alive undici client, no framework, no
+ *               lookups) that takes the same POST body as /execute and wraps the upstream answer in
+ *               {success, data} — the floor any Node proxy pays for the hop;
+ *   (c) patchbay: POST /v1/functions/{name}/execute on the service (embedded database, LOG_LEVEL=warn),
+ *               api_key scheme, validated input, execution log on.
+ * Prints one JSON object. Latencies come from every response (autocannon's own histogram has 1 ms
+ * resolution, too coarse here). BENCH_DURATION_S (default 5) and BENCH_ROUNDS (default 3) tune it;
+ * BENCH_PROFILE_DIR writes a CPU profile of the service; BENCH_ONLY (e.g. "c") measures only those paths.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { SecretBox } from '../libs/common/src/index.js';
+import { AppConfigurationEntity } from '../src/app-configurations/app-configuration.entity.js';
+import { AppEntity } from '../src/apps/app.entity.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { databaseOptions } from '../src/database/database-options.js';
+import { EmbeddedDatabase } from '../src/database/embedded-database.js';
+import { FunctionEntity } from '../src/functions/function.entity.js';
+import { LinkedAccountEntity } from '../src/linked-accounts/linked-account.entity.js';
+import { ProjectsRepository } from '../src/projects/projects.repository.js';
+import { ProjectsService } from '../src/projects/projects.service.js';
+
+const UPSTREAM_BODY = JSON.stringify({ id: 42, name: 'bench', tags: ['a', 'b'], ok: true });
+const FUNCTION_NAME = 'BENCH__GET_ITEM';
+const OWNER = 'bench-user';
+const EXECUTE_BODY = JSON.stringify({ function_input: { query: { q: 'bench' } }, linked_account_owner_id: OWNER });
+const SELF = fileURLToPath(import.meta.url);
+
+interface Sample {
+  /** CPU time the serving process spent, in ms (NaN where /proc is not available). */
+  cpuMs: number;
+  requests: number;
+  seconds: number;
+  latencies: number[];
+  errors: number;
+}
+
+interface Figures {
+  /** CPU time of the serving process per request, in µs: the cost of the path itself, whatever the load. */
+  server_cpu_us_per_request: number;
+  median_ms: number;
+  p99_ms: number;
+  req_per_s: number;
+  errors: number;
+}
+
+// ---------------------------------------------------------------- child roles
+
+/** (a) the upstream: a trivial JSON endpoint. */
+async function runUpstream(): Promise<void> {
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(UPSTREAM_BODY),
+      });
+      response.end(UPSTREAM_BODY);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+  await new Promise(() => undefined);
+}
+
+/** (b) the bare proxy: parse the JSON body, GET the upstream over a keep-alive pool, wrap the answer. */
+async function runProxy(upstreamUrl: string): Promise<void> {
+  const pool = new Pool(upstreamUrl, { connections: 128, keepAliveTimeout: 60_000 });
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          function_input: { query: { q: string } };
+        };
+        const answer = await pool.request({
+          method: 'GET',
+          path: `/items?q=${encodeURIComponent(body.function_input.query.q)}`,
+        });
+        const data: unknown = JSON.parse(await answer.body.text());
+        const out = JSON.stringify({ success: answer.statusCode < 300, data, error: null });
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+        response.end(out);
+      })().catch(() => {
+        response.writeHead(502);
+        response.end();
+      });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+  await new Promise(() => undefined);
+}
+
+// ---------------------------------------------------------------- orchestration
+
+function forkRole(role: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(SELF, [role], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve({ child, port: message.port }));
+    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Migrates a fresh embedded database and writes a project, an app, a function, a configuration and an account. */
+async function seed(env: Record<string, string>, upstreamUrl: string): Promise<string> {
+  const config = loadConfig(env);
+  const db = await EmbeddedDatabase.open({ dataDir: config.DATA_DIR, maxConnections: 4, holder: 'bench seed' });
+  const dataSource = new DataSource(databaseOptions(config, db));
+  try {
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+    const { project_id: projectId, api_key: apiKey } = await new ProjectsService(
+      new ProjectsRepository(dataSource),
+    ).createProject('bench');
+    const box = new SecretBox(SecretBox.parseKey(env.SECRETS_KEY) as Buffer);
+    await dataSource.getRepository(AppEntity).insert({
+      name: 'BENCH',
+      display_name: 'Bench',
+      provider: 'bench',
+      version: '1',
+      description: 'Benchmark upstream',
+      logo: '',
+      categories: [],
+      visibility: 'public',
+      active: true,
+      security_schemes: { api_key: { location: 'header', name: 'X-Api-Key' } },
+      secrets: null,
+      content_hash: 'bench',
+    });
+    await dataSource.getRepository(FunctionEntity).insert({
+      name: FUNCTION_NAME,
+      app_name: 'BENCH',
+      description: 'Get an item',
+      tags: [],
+      visibility: 'public',
+      active: true,
+      protocol: 'rest',
+      protocol_data: { method: 'GET', path: '/items', server_url: upstreamUrl },
+      parameters: {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'object',
+            properties: { q: { type: 'string' } },
+            required: ['q'],
+            visible: ['q'],
+            additionalProperties: false,
+          },
+        },
+        required: ['query'],
+        visible: ['query'],
+        additionalProperties: false,
+      },
+      response: {},
+      content_hash: 'bench',
+    });
+    await dataSource.getRepository(AppConfigurationEntity).insert({
+      id: crypto.randomUUID(),
+      project_id: projectId,
+      app_name: 'BENCH',
+      security_scheme: 'api_key',
+      security_scheme_overrides: {},
+      secrets: null,
+      enabled: true,
+      all_functions_enabled: true,
+      enabled_functions: [],
+    });
+    await dataSource.getRepository(LinkedAccountEntity).insert({
+      id: crypto.randomUUID(),
+      project_id: projectId,
+      app_name: 'BENCH',
+      linked_account_owner_id: OWNER,
+      security_scheme: 'api_key',
+      credentials: box.sealJson({ api_key: 'bench-upstream-key' }),
+      enabled: true,
+    });
+    return apiKey;
+  } finally {
+    if (dataSource.isInitialized) {
+      await dataSource.destroy();
+    }
+    await db.close();
+  }
+}
+
+async function startService(env: Record<string, string>): Promise<ChildProcess> {
+  const entry = join(SELF, '..', '..', 'src', 'main.js');
+  // BENCH_PROFILE_DIR: write a CPU profile of the service there (read it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, entry, 'serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('Patchbay listening')) {
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}: ${output}`)));
+  });
+  return child;
+}
+
+interface Target {
+  label: 'a' | 'b' | 'c';
+  /** The process that serves the path: its CPU time per request is reported. */
+  pid?: number;
+  url: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** utime + stime of a process, in ms. */
+function cpuTimeMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+const CLOCK_TICKS = 100;
+
+function measure(target: Target, connections: number, seconds: number): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const latencies: number[] = [];
+    const cpuBefore = cpuTimeMs(target.pid);
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: target.method,
+        headers: target.headers,
+        body: target.body,
+        connections,
+        pipelining: 1,
+        duration: seconds,
+      },
+      (error, result) => {
+        if (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        resolve({
+          cpuMs: cpuTimeMs(target.pid) - cpuBefore,
+          requests: result.requests.total,
+          seconds: result.duration,
+          latencies,
+          errors: result.errors + result.timeouts + result.non2xx,
+        });
+      },
+    );
+    // The tracker passes the client first (the published types omit it); the time is in fractional ms.
+    (instance as NodeJS.EventEmitter).on(
+      'response',
+      (_client: unknown, _status: number, _bytes: number, time: number) => {
+        latencies.push(time);
+      },
+    );
+  });
+}
+
+function figures(samples: Sample[]): Figures {
+  const latencies = samples.flatMap((s) => s.latencies).sort((x, y) => x - y);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  const requests = samples.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
+  const cpuMs = samples.reduce((sum, s) => sum + s.cpuMs, 0);
+  return {
+    server_cpu_us_per_request: Math.round((cpuMs * 1000) / requests),
+    median_ms: round(at(0.5)),
+    p99_ms: round(at(0.99)),
+    req_per_s: Math.round(requests / seconds),
+    errors: samples.reduce((sum, s) => sum + s.errors, 0),
+  };
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+async function main(): Promise<void> {
+  const seconds = Number(process.env.BENCH_DURATION_S ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-'));
+  const children: ChildProcess[] = [];
+  try {
+    const upstream = await forkRole('upstream');
+    children.push(upstream.child);
+    const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
+    const proxy = await forkRole('proxy', { BENCH_UPSTREAM_URL: upstreamUrl });
+    children.push(proxy.child);
+
+    const port = await freePort();
+    const env = {
+      DATA_DIR: dataDir,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    };
+    const apiKey = await seed(env, upstreamUrl);
+    const service = await startService(env);
+    children.push(service);
+
+    const targets: Target[] = [
+      { label: 'a', pid: upstream.child.pid, url: `${upstreamUrl}/items?q=bench`, method: 'GET' },
+      {
+        label: 'b',
+        pid: proxy.child.pid,
+        url: `http://127.0.0.1:${proxy.port}/execute`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: EXECUTE_BODY,
+      },
+      {
+        label: 'c',
+        pid: service.pid,
+        url: `http://127.0.0.1:${port}/v1/functions/${FUNCTION_NAME}/execute`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: EXECUTE_BODY,
+      },
+    ];
+    const check = await fetch(targets[2].url, { method: 'POST', headers: targets[2].headers, body: EXECUTE_BODY });
+    const checked = (await check.json()) as { success?: boolean };
+    if (!checked.success) {
+      throw new Error(`the service did not execute the function: ${JSON.stringify(checked)}`);
+    }
+
+    // BENCH_ONLY=c (or a, b): measure one path only, e.g. while profiling.
+    const only = process.env.BENCH_ONLY;
+    const measured = only ? targets.filter((target) => only.includes(target.label)) : targets;
+    for (const target of measured) {
+      await measure(target, 8, 2); // warm-up: JIT, connection pools, caches
+    }
+    const samples: Record<string, Sample[]> = {};
+    for (let round = 0; round < rounds; round += 1) {
+      for (const connections of [1, 64]) {
+        for (const target of measured) {
+          const key = `${target.label}@${connections}`;
+          (samples[key] ??= []).push(await measure(target, connections, seconds));
+        }
+      }
+    }
+    const at = (connections: number) => ({
+      a_direct: figures(samples[`a@${connections}`] ?? []),
+      b_bare_proxy: figures(samples[`b@${connections}`] ?? []),
+      c_patchbay: figures(samples[`c@${connections}`] ?? []),
+    });
+    const c1 = at(1);
+    const c64 = at(64);
+    const addedMedian = round(c1.c_patchbay.median_ms - c1.a_direct.median_ms);
+    const ratio = Math.round((c64.c_patchbay.req_per_s / c64.b_bare_proxy.req_per_s) * 1000) / 1000;
+    const report = {
+      benchmark: 'execute',
+      node: process.version,
+      cpus: cpus().length,
+      duration_s_per_round: seconds,
+      rounds,
+      concurrency_1: c1,
+      concurrency_64: c64,
+      targets: {
+        added_median_ms_at_1: addedMedian,
+        added_median_ms_at_1_target: '< 1',
+        added_median_met: addedMedian < 1,
+        throughput_ratio_c_over_b_at_64: ratio,
+        throughput_ratio_target: '>= 0.5',
+        throughput_ratio_met: ratio >= 0.5,
+      },
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null) {
+              resolve(undefined);
+              return;
+            }
+            child.once('exit', resolve);
+            child.kill('SIGTERM');
+            setTimeout(resolve, 5000).unref();
+          }),
+      ),
+    );
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const role = process.argv[2];
+if (role === 'upstream') {
+  await runUpstream();
+} else if (role === 'proxy') {
+  await runProxy(process.env.BENCH_UPSTREAM_URL as string);
+} else {
+  await main();
+}

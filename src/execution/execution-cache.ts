@@ -1,0 +1,254 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  DataSource,
+  type AfterQueryEvent,
+  type EntitySubscriberInterface,
+  type QueryRunner,
+  type TransactionCommitEvent,
+  type TransactionRollbackEvent,
+} from 'typeorm';
+import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
+import type { AppSecrets } from '../apps/app.entity.js';
+import { AppConfig } from '../config/app-config.js';
+import type { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { ExecutionRepository, type FunctionWithApp } from './execution.repository.js';
+
+/** The tables the hot path caches rows of; the same list has change-counting triggers. */
+export type CachedTable = 'apps' | 'functions' | 'app_configurations' | 'linked_accounts';
+const CACHED_TABLES: readonly CachedTable[] = ['apps', 'functions', 'app_configurations', 'linked_accounts'];
+const WRITE =
+  /^\s*(?:INSERT\s+INTO|UPDATE(?:\s+ONLY)?|DELETE\s+FROM(?:\s+ONLY)?|TRUNCATE(?:\s+TABLE)?)\s+(?:"?public"?\.)?"?(\w+)"?/i;
+const MAX_ENTRIES = 20_000;
+
+/**
+ * A map of loaded rows that never serves a row older than the last invalidation: a load that was
+ * running when the map was invalidated is returned to its caller but not kept. Concurrent misses
+ * of one key share one load.
+ */
+export class LoadingCache<V> {
+  private readonly entries = new Map<string, V>();
+  private readonly loading = new Map<string, Promise<V | null>>();
+  private epoch = 0;
+
+  peek(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      return Promise.resolve(hit);
+    }
+    const running = this.loading.get(key);
+    if (running) {
+      return running;
+    }
+    const epoch = this.epoch;
+    const pending = load().then(
+      (value) => {
+        if (this.loading.get(key) === pending) {
+          this.loading.delete(key);
+        }
+        // Absent rows are not remembered: a row inserted a moment later must be found at once.
+        if (value !== null && this.epoch === epoch) {
+          if (this.entries.size >= MAX_ENTRIES) {
+            this.entries.clear();
+          }
+          this.entries.set(key, value);
+        }
+        return value;
+      },
+      (error: unknown) => {
+        if (this.loading.get(key) === pending) {
+          this.loading.delete(key);
+        }
+        throw error;
+      },
+    );
+    this.loading.set(key, pending);
+    return pending;
+  }
+
+  invalidate(): void {
+    this.epoch += 1;
+    this.entries.clear();
+    this.loading.clear();
+  }
+}
+
+/** A function with its app, as the hot path needs them. */
+export interface FunctionView {
+  fn: FunctionWithApp;
+  /** The app's opened secrets (OAuth 2.0 client secret, default credentials), filled on first use. */
+  appSecrets?: AppSecrets;
+}
+
+export interface ConfigurationView {
+  row: AppConfigurationEntity;
+  /** Opened secrets of the overrides, filled on first use. */
+  secrets?: AppConfigurationSecrets;
+}
+
+export interface AccountView {
+  row: LinkedAccountEntity;
+  /** Opened (decrypted) credentials, filled on first use. */
+  opened?: Record<string, unknown>;
+}
+
+/**
+ * The execution hot path's cache of functions (with their apps), app configurations and linked
+ * accounts, so that a call costs no database round trip once warm.
+ *
+ * Invalidation, whoever changes a row:
+ * - in this process, every write statement to a cached table (ORM or raw SQL) is seen by a TypeORM
+ *   query subscriber and drops that table's entries at once, and again when its transaction commits;
+ * - in other processes, statement triggers raise a per-table counter (`cache_generations`) that each
+ *   instance polls every CACHE_SYNC_INTERVAL_MS, dropping the entries of tables whose counter moved.
+ */
+@Injectable()
+export class ExecutionCache implements EntitySubscriberInterface, OnApplicationBootstrap, OnModuleDestroy {
+  readonly functions = new LoadingCache<FunctionView>();
+  readonly configurations = new LoadingCache<ConfigurationView>();
+  readonly accounts = new LoadingCache<AccountView>();
+
+  private readonly logger = new Logger('ExecutionCache');
+  private readonly pendingCommit = new WeakMap<QueryRunner, Set<CachedTable>>();
+  private generations = new Map<string, string>();
+  private timer?: NodeJS.Timeout;
+  private polling = false;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly repository: ExecutionRepository,
+    private readonly config: AppConfig,
+  ) {
+    dataSource.subscribers.push(this);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.poll();
+    this.timer = setInterval(() => void this.poll(), this.config.CACHE_SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The cached rows, when they are: the warm hot path then runs without awaiting anything. */
+  cached(
+    projectId: string,
+    functionName: string,
+    ownerId: string,
+  ): { function: FunctionView; configuration: ConfigurationView; account: AccountView } | undefined {
+    const fn = this.functions.peek(functionName);
+    if (!fn) {
+      return undefined;
+    }
+    const appName = fn.fn.app_name;
+    const configuration = this.configurations.peek(`${projectId}\u0000${appName}`);
+    const account = this.accounts.peek(`${projectId}\u0000${appName}\u0000${ownerId}`);
+    return configuration && account ? { function: fn, configuration, account } : undefined;
+  }
+
+  function(name: string): Promise<FunctionView | null> {
+    return this.functions.get(name, async () => {
+      const fn = await this.repository.findRunnableFunction(name);
+      return fn ? { fn } : null;
+    });
+  }
+
+  configuration(projectId: string, appName: string): Promise<ConfigurationView | null> {
+    return this.configurations.get(`${projectId}\u0000${appName}`, async () => {
+      const row = await this.repository.findConfiguration(projectId, appName);
+      return row ? { row } : null;
+    });
+  }
+
+  account(projectId: string, appName: string, ownerId: string): Promise<AccountView | null> {
+    return this.accounts.get(`${projectId}\u0000${appName}\u0000${ownerId}`, async () => {
+      const row = await this.repository.findLinkedAccount(projectId, appName, ownerId);
+      return row ? { row } : null;
+    });
+  }
+
+  invalidate(table: CachedTable): void {
+    switch (table) {
+      case 'apps':
+      case 'functions':
+        this.functions.invalidate();
+        return;
+      case 'app_configurations':
+        this.configurations.invalidate();
+        return;
+      case 'linked_accounts':
+        this.accounts.invalidate();
+        return;
+    }
+  }
+
+  afterQuery(event: AfterQueryEvent): void {
+    const table = writtenTable(event.query);
+    if (!table) {
+      return;
+    }
+    this.invalidate(table);
+    // Until the transaction commits, a concurrent load still reads the old row: drop it again then.
+    if (event.queryRunner.isTransactionActive) {
+      let tables = this.pendingCommit.get(event.queryRunner);
+      if (!tables) {
+        tables = new Set();
+        this.pendingCommit.set(event.queryRunner, tables);
+      }
+      tables.add(table);
+    }
+  }
+
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    const tables = this.pendingCommit.get(event.queryRunner);
+    if (tables && !event.queryRunner.isTransactionActive) {
+      this.pendingCommit.delete(event.queryRunner);
+      tables.forEach((table) => this.invalidate(table));
+    }
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    if (!event.queryRunner.isTransactionActive) {
+      this.pendingCommit.delete(event.queryRunner);
+    }
+  }
+
+  /** Drops the entries of every table another writer changed since the last poll. */
+  async poll(): Promise<void> {
+    if (this.polling) {
+      return;
+    }
+    this.polling = true;
+    try {
+      const current = await this.repository.cacheGenerations();
+      for (const table of CACHED_TABLES) {
+        if (current.get(table) !== this.generations.get(table)) {
+          this.invalidate(table);
+        }
+      }
+      this.generations = current;
+    } catch (error) {
+      this.logger.warn(`Could not check for changes made by other instances: ${(error as Error).message}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+}
+
+function writtenTable(query: string): CachedTable | undefined {
+  const first = query.charCodeAt(0);
+  // Fast exit for the common case (SELECT, START TRANSACTION, COMMIT…).
+  if (first === 83 || first === 115 || first === 67 || first === 99) {
+    return undefined;
+  }
+  const match = WRITE.exec(query);
+  const table = match?.[1]?.toLowerCase();
+  return CACHED_TABLES.includes(table as CachedTable) ? (table as CachedTable) : undefined;
+}

@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { ConnectorRegistry } from './connectors/connector-registry.js';
+import { ExecutionCache } from './execution-cache.js';
+import { ExecutionLogWriter } from './execution-log.writer.js';
+import { ExecutionController } from './execution.controller.js';
+import { ExecutionRepository } from './execution.repository.js';
+import { ExecutionService } from './execution.service.js';
+import { FunctionInputs } from './function-input.js';
+import { OAuth2Tokens } from './oauth2-tokens.js';
+import { RestExecutor } from './rest-executor.js';
+import { StoredSecrets } from './stored-secrets.js';
+import { ApiKeySchemeStrategy } from './strategies/api-key.strategy.js';
+import { HttpBasicSchemeStrategy } from './strategies/http-basic.strategy.js';
+import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
+import { NoAuthSchemeStrategy } from './strategies/no-auth.strategy.js';
+import { OAuth2SchemeStrategy } from './strategies/oauth2.strategy.js';
+import { UpstreamHttp } from './upstream-http.js';
+
+/** POST /v1/functions/{name}/execute and GET /v1/executions. */
+@Module({
+  controllers: [ExecutionController],
+  providers: [
+    ExecutionService,
+    ExecutionRepository,
+    ExecutionCache,
+    ExecutionLogWriter,
+    FunctionInputs,
+    StoredSecrets,
+    UpstreamHttp,
+    RestExecutor,
+    OAuth2Tokens,
+    ConnectorRegistry,
+    NoAuthSchemeStrategy,
+    ApiKeySchemeStrategy,
+    HttpBasicSchemeStrategy,
+    HttpBearerSchemeStrategy,
+    OAuth2SchemeStrategy,
+  ],
+})
+export class ExecutionModule {}

@@ -1,0 +1,306 @@
+import { performance } from 'node:perf_hooks';
+import { Injectable } from '@nestjs/common';
+import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
+import type { SecurityScheme } from '../apps/security-scheme.js';
+import { AppConfig } from '../config/app-config.js';
+import { FunctionNotFoundError } from '../functions/functions.errors.js';
+import type { Connector } from './connectors/connector.js';
+import { ConnectorRegistry } from './connectors/connector-registry.js';
+import { type AccountView, type ConfigurationView, ExecutionCache, type FunctionView } from './execution-cache.js';
+import { ExecutionLogWriter } from './execution-log.writer.js';
+import type {
+  ExecutionPublic,
+  FunctionExecute,
+  FunctionExecutionResult,
+  ListExecutionsQuery,
+} from './execution.dto.js';
+import {
+  AppConfigurationDisabledError,
+  ExecutionFailure,
+  FunctionNotEnabledError,
+  LinkedAccountDisabledError,
+  LinkedAccountOfOwnerNotFoundError,
+  LinkedAccountSchemeMismatchError,
+  type RunOutcome,
+  SchemeNotOfferedError,
+} from './execution.errors.js';
+import { ExecutionRepository } from './execution.repository.js';
+import { FunctionInputs } from './function-input.js';
+import { RestExecutor } from './rest-executor.js';
+import { buildRestRequest, RequestBuildError, type RestProtocol, serializeRequest } from './rest-request.js';
+import { ApiKeySchemeStrategy } from './strategies/api-key.strategy.js';
+import { HttpBasicSchemeStrategy } from './strategies/http-basic.strategy.js';
+import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
+import { NoAuthSchemeStrategy } from './strategies/no-auth.strategy.js';
+import { OAuth2SchemeStrategy } from './strategies/oauth2.strategy.js';
+import type { Authorization, ExecutionTarget, SecuritySchemeStrategy } from './strategies/security-scheme.strategy.js';
+
+/** Longest error text kept in the execution log. */
+const MAX_LOGGED_ERROR = 2000;
+/** Secrets shorter than this are not scrubbed from messages: they would match ordinary text. */
+const MIN_SCRUBBED_SECRET = 4;
+
+/**
+ * Runs a catalogue function for a linked-account owner: the pre-checks (each an HTTP error), then
+ * the shared pipeline (validate, fill invisible defaults, drop nulls), then the configured scheme's
+ * strategy and the function's protocol executor. Every run is recorded in the execution log.
+ */
+@Injectable()
+export class ExecutionService {
+  constructor(
+    private readonly cache: ExecutionCache,
+    private readonly inputs: FunctionInputs,
+    private readonly rest: RestExecutor,
+    private readonly connectors: ConnectorRegistry,
+    private readonly log: ExecutionLogWriter,
+    private readonly repository: ExecutionRepository,
+    private readonly config: AppConfig,
+    private readonly noAuth: NoAuthSchemeStrategy,
+    private readonly apiKey: ApiKeySchemeStrategy,
+    private readonly httpBasic: HttpBasicSchemeStrategy,
+    private readonly httpBearer: HttpBearerSchemeStrategy,
+    private readonly oauth2: OAuth2SchemeStrategy,
+  ) {}
+
+  async executeFunction(
+    projectId: string,
+    functionName: string,
+    body: FunctionExecute,
+  ): Promise<FunctionExecutionResult> {
+    const startedAt = new Date();
+    const started = performance.now();
+    const target = await this.target(projectId, functionName, body.linked_account_owner_id);
+    const fn = target.function.fn;
+    let outcome: RunOutcome;
+    try {
+      const input = this.inputs.prepare(fn, body.function_input ?? {});
+      outcome = await this.run(target, input);
+    } catch (error) {
+      if (!(error instanceof ExecutionFailure)) {
+        throw error;
+      }
+      outcome = { success: false, data: null, error: error.message, upstreamStatus: null };
+    }
+    this.log.record({
+      project_id: projectId,
+      app_name: fn.app_name,
+      function_name: fn.name,
+      linked_account_owner_id: body.linked_account_owner_id,
+      success: outcome.success,
+      upstream_status: outcome.upstreamStatus,
+      duration_ms: Math.round(performance.now() - started),
+      error: outcome.error === null ? null : outcome.error.slice(0, MAX_LOGGED_ERROR),
+      created_at: startedAt,
+    });
+    return { success: outcome.success, data: outcome.data, error: outcome.error };
+  }
+
+  async listExecutions(projectId: string, query: ListExecutionsQuery): Promise<ExecutionPublic[]> {
+    // Rows still buffered in this instance belong in the answer.
+    await this.log.flush();
+    const rows = await this.repository.listExecutions(projectId, {
+      functionName: query.function_name,
+      appName: query.app_name,
+      ownerId: query.linked_account_owner_id,
+      success: query.success,
+      since: query.since === undefined ? undefined : new Date(query.since),
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      app_name: row.app_name,
+      function_name: row.function_name,
+      linked_account_owner_id: row.linked_account_owner_id,
+      success: row.success,
+      upstream_status: row.upstream_status,
+      duration_ms: row.duration_ms,
+      error: row.error,
+      created_at: row.created_at.toISOString(),
+    }));
+  }
+
+  /** Pre-checks 1–4, in the order of their HTTP errors; the rows come from the hot-path cache. */
+  private async target(projectId: string, functionName: string, ownerId: string): Promise<ExecutionTarget> {
+    const cached = this.cache.cached(projectId, functionName, ownerId);
+    if (cached) {
+      return this.check(projectId, ownerId, cached.function, cached.configuration, cached.account);
+    }
+    const fnView = await this.cache.function(functionName);
+    if (!fnView) {
+      throw new FunctionNotFoundError(functionName);
+    }
+    const [configuration, account] = await Promise.all([
+      this.cache.configuration(projectId, fnView.fn.app_name),
+      this.cache.account(projectId, fnView.fn.app_name, ownerId),
+    ]);
+    return this.check(projectId, ownerId, fnView, configuration, account);
+  }
+
+  private check(
+    projectId: string,
+    ownerId: string,
+    fnView: FunctionView,
+    configuration: ConfigurationView | null,
+    account: AccountView | null,
+  ): ExecutionTarget {
+    const fn = fnView.fn;
+    if (!configuration) {
+      throw new AppConfigurationNotFoundError(fn.app_name);
+    }
+    const config = configuration.row;
+    if (!config.enabled) {
+      throw new AppConfigurationDisabledError(fn.app_name);
+    }
+    if (!config.all_functions_enabled && !config.enabled_functions.includes(fn.name)) {
+      throw new FunctionNotEnabledError(fn.name, fn.app_name);
+    }
+    if (!account) {
+      throw new LinkedAccountOfOwnerNotFoundError(fn.app_name, ownerId);
+    }
+    if (!account.row.enabled) {
+      throw new LinkedAccountDisabledError(fn.app_name, ownerId);
+    }
+    if (account.row.security_scheme !== config.security_scheme) {
+      throw new LinkedAccountSchemeMismatchError(
+        fn.app_name,
+        ownerId,
+        account.row.security_scheme,
+        config.security_scheme,
+      );
+    }
+    if (!fn.app.security_schemes[config.security_scheme]) {
+      throw new SchemeNotOfferedError(fn.app_name, config.security_scheme);
+    }
+    return { projectId, function: fnView, configuration, account };
+  }
+
+  private async run(target: ExecutionTarget, input: Record<string, unknown>): Promise<RunOutcome> {
+    const authorization = await this.strategy(target.configuration.row.security_scheme).authorize(target);
+    const fn = target.function.fn;
+    let outcome: RunOutcome;
+    try {
+      switch (fn.protocol) {
+        case 'rest':
+          outcome = await this.runRest(fn.name, fn.protocol_data as RestProtocol, input, authorization);
+          break;
+        case 'connector':
+          outcome = await this.runConnector(fn.name, input, authorization, target);
+          break;
+      }
+    } catch (error) {
+      if (!(error instanceof ExecutionFailure)) {
+        throw error;
+      }
+      outcome = { success: false, data: null, error: error.message, upstreamStatus: null };
+    }
+    if (outcome.error !== null) {
+      outcome.error = scrub(outcome.error, authorization.secrets);
+    }
+    return outcome;
+  }
+
+  private strategy(scheme: SecurityScheme): SecuritySchemeStrategy {
+    switch (scheme) {
+      case 'no_auth':
+        return this.noAuth;
+      case 'api_key':
+        return this.apiKey;
+      case 'http_basic':
+        return this.httpBasic;
+      case 'http_bearer':
+        return this.httpBearer;
+      case 'oauth2':
+        return this.oauth2;
+    }
+  }
+
+  private async runRest(
+    name: string,
+    protocol: RestProtocol,
+    input: Record<string, unknown>,
+    authorization: Authorization,
+  ): Promise<RunOutcome> {
+    let request;
+    try {
+      request = buildRestRequest(protocol, input);
+    } catch (error) {
+      if (error instanceof RequestBuildError) {
+        throw new ExecutionFailure(`Cannot build the request of ${name}: ${error.message}`);
+      }
+      throw error;
+    }
+    authorization.apply(request);
+    return this.rest.execute(serializeRequest(request));
+  }
+
+  private async runConnector(
+    name: string,
+    input: Record<string, unknown>,
+    authorization: Authorization,
+    target: ExecutionTarget,
+  ): Promise<RunOutcome> {
+    const connector = this.connectors.find(name);
+    if (!connector) {
+      throw new ExecutionFailure(
+        `${name} is a connector function, but this Patchbay service has no connector registered for it`,
+      );
+    }
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(
+          new ExecutionFailure(
+            `Timeout: connector ${name} did not finish within ${this.config.EXECUTION_TIMEOUT_MS} ms`,
+          ),
+        );
+      }, this.config.EXECUTION_TIMEOUT_MS);
+    });
+    try {
+      const data = await Promise.race([
+        this.invoke(connector, input, authorization, target, controller.signal),
+        timeout,
+      ]);
+      return { success: true, data: data === undefined ? {} : data, error: null, upstreamStatus: null };
+    } catch (error) {
+      if (error instanceof ExecutionFailure) {
+        throw error;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ExecutionFailure(`Connector ${name} failed: ${reason}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs a connector so that a synchronous throw becomes a rejection like an asynchronous one. */
+  private invoke(
+    connector: Connector,
+    input: Record<string, unknown>,
+    authorization: Authorization,
+    target: ExecutionTarget,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    return Promise.resolve().then(() =>
+      connector.run(input, {
+        functionName: connector.functionName,
+        linkedAccountOwnerId: target.account.row.linked_account_owner_id,
+        credentials: authorization.credentials,
+        signal,
+      }),
+    );
+  }
+}
+
+/** Replaces every occurrence of a credential in a message that leaves the service. */
+function scrub(message: string, secrets: string[]): string {
+  let text = message;
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SCRUBBED_SECRET && text.includes(secret)) {
+      text = text.split(secret).join('[redacted]');
+    }
+  }
+  return text;
+}

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import type { ApiKeyCredentials, ApiKeySettings } from '../credentials.js';
+import { ExecutionFailure } from '../execution.errors.js';
+import { placeValue } from '../rest-request.js';
+import { StoredSecrets } from '../stored-secrets.js';
+import {
+  type Authorization,
+  type ExecutionTarget,
+  type SecuritySchemeStrategy,
+  withPrefix,
+} from './security-scheme.strategy.js';
+
+/** `api_key`: the key at the scheme's location (header, query, cookie or body) under its name, with its prefix. */
+@Injectable()
+export class ApiKeySchemeStrategy implements SecuritySchemeStrategy {
+  constructor(private readonly secrets: StoredSecrets) {}
+
+  authorize(target: ExecutionTarget): Promise<Authorization> {
+    const app = target.function.fn.app;
+    const settings = app.security_schemes.api_key as unknown as ApiKeySettings;
+    const own = this.secrets.account(target.account) as Partial<ApiKeyCredentials>;
+    const key = own.api_key || this.secrets.appDefaults(target.function).api_key?.secret_key;
+    if (!key) {
+      throw new ExecutionFailure(
+        `No API key to send: the linked account has none and app ${app.name} has no default API key`,
+      );
+    }
+    const value = withPrefix(settings.prefix, key);
+    return Promise.resolve({
+      credentials: { api_key: key },
+      secrets: [key],
+      apply: (request) => placeValue(request, settings.location, settings.name, value),
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { OAuth2Settings } from '../credentials.js';
+import { ExecutionFailure } from '../execution.errors.js';
+import { NeedsRelinkFailure, type OAuth2Client, OAuth2Tokens } from '../oauth2-tokens.js';
+import { placeValue } from '../rest-request.js';
+import { StoredSecrets } from '../stored-secrets.js';
+import {
+  type Authorization,
+  type ExecutionTarget,
+  type SecuritySchemeStrategy,
+  withPrefix,
+} from './security-scheme.strategy.js';
+
+const PLACEHOLDER = /\{\{.*\}\}/;
+
+/**
+ * `oauth2`: the access token at the scheme's location with its prefix, refreshed first when it
+ * expires within 60 s. An account whose refresh token the provider refused needs re-linking.
+ */
+@Injectable()
+export class OAuth2SchemeStrategy implements SecuritySchemeStrategy {
+  constructor(
+    private readonly tokens: OAuth2Tokens,
+    private readonly secrets: StoredSecrets,
+  ) {}
+
+  async authorize(target: ExecutionTarget): Promise<Authorization> {
+    const app = target.function.fn.app;
+    const settings = app.security_schemes.oauth2 as unknown as OAuth2Settings;
+    const relink =
+      `The linked account of app ${app.name} for owner ${target.account.row.linked_account_owner_id} ` +
+      'needs re-linking: link it again through the OAuth 2.0 flow.';
+    if (target.account.row.needs_relink) {
+      throw new NeedsRelinkFailure(relink);
+    }
+    const credentials = await this.tokens.current(target.account, () => this.client(target, settings), relink);
+    const token = credentials.access_token;
+    if (!token) {
+      throw new NeedsRelinkFailure(`The linked account has no OAuth 2.0 access token. ${relink}`);
+    }
+    const value = withPrefix(settings.prefix, token);
+    return {
+      credentials: {
+        access_token: token,
+        token_type: credentials.token_type,
+        scope: credentials.scope,
+        expires_at: credentials.expires_at,
+      },
+      secrets: [token, credentials.refresh_token ?? ''],
+      apply: (request) => placeValue(request, settings.location, settings.name, value),
+    };
+  }
+
+  /** The project's own client when its configuration overrides the app's, else the app's. */
+  private client(target: ExecutionTarget, settings: OAuth2Settings): OAuth2Client {
+    const override = target.configuration.row.security_scheme_overrides?.oauth2;
+    const clientId = override ? override.client_id : settings.client_id;
+    const clientSecret = override
+      ? this.secrets.configuration(target.configuration).oauth2_client_secret
+      : this.secrets.app(target.function).oauth2_client_secret;
+    if (typeof clientId !== 'string' || !clientId || PLACEHOLDER.test(clientId) || !clientSecret) {
+      throw new ExecutionFailure(
+        `The access token must be refreshed but app ${target.function.fn.app.name} has no OAuth 2.0 client ` +
+          'credentials to do it with; set them in the catalogue or as an oauth2 override of the app configuration',
+      );
+    }
+    return {
+      clientId,
+      clientSecret,
+      tokenUrl: settings.refresh_token_url || settings.access_token_url,
+      authMethod: settings.token_endpoint_auth_method ?? 'client_secret_basic',
+      responsePath: settings.token_response_path,
+    };
+  }
+}

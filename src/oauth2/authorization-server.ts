@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import * as client from 'openid-client';
+import { OAuth2TokenEndpointError, OAuth2TokenRefusedError } from './oauth2.errors.js';
+import { normaliseTokenResponse } from './token-response.js';
+
+/** One app's OAuth 2.0 client as resolved for a project: the catalogue's scheme under the project's overrides. */
+export interface OAuth2ClientSettings {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  authMethod: 'client_secret_basic' | 'client_secret_post';
+  redirectUri: string;
+  /** Space-separated; empty for none. */
+  scope: string;
+  /** Extra authorization request parameters from the scheme's `authorize_params`. */
+  authorizeParams: Record<string, string>;
+  /** Dotted path to the tokens inside the token response when the provider nests them. */
+  tokenResponsePath?: string;
+}
+
+/** What the token endpoint granted (RFC 6749 §5.1). */
+export interface GrantedTokens {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+
+/** PKCE S256 (RFC 7636): the verifier stays on the server, the challenge goes to the provider. */
+export interface PkcePair {
+  verifier: string;
+  challenge: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** https, or plain http only to this machine (local development and tests). */
+export function isAcceptableEndpoint(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The authorization code flow with PKCE through openid-client, with server metadata taken from the
+ * app's scheme instead of discovery. The token endpoint's answer passes through
+ * `normaliseTokenResponse` first, so that per-scheme options handle providers' deviations.
+ */
+@Injectable()
+export class AuthorizationServer {
+  randomState(): string {
+    return client.randomState();
+  }
+
+  async pkce(): Promise<PkcePair> {
+    const verifier = client.randomPKCECodeVerifier();
+    return { verifier, challenge: await client.calculatePKCECodeChallenge(verifier) };
+  }
+
+  authorizationUrl(settings: OAuth2ClientSettings, state: string, codeChallenge: string): string {
+    const parameters: Record<string, string> = {
+      // The flow's own parameters come last so that no scheme option can replace them.
+      ...settings.authorizeParams,
+      redirect_uri: settings.redirectUri,
+      state,
+      code_challenge: codeChallenge,
+      code_challenge_method: 'S256',
+    };
+    if (settings.scope) {
+      parameters.scope = settings.scope;
+    }
+    return client.buildAuthorizationUrl(this.configuration(settings), parameters).href;
+  }
+
+  /** Exchanges the code (RFC 6749 §4.1.3) with the PKCE verifier, authenticating the client as the scheme says. */
+  async exchangeCode(
+    settings: OAuth2ClientSettings,
+    callback: { code: string; state: string; codeVerifier: string },
+  ): Promise<GrantedTokens> {
+    // Only code and state are handed on: without discovered metadata there is no issuer to check an
+    // `iss` parameter against, and the token request must repeat the registered redirect URI exactly.
+    const currentUrl = new URL(settings.redirectUri);
+    currentUrl.search = new URLSearchParams({ code: callback.code, state: callback.state }).toString();
+    const origin = new URL(settings.tokenUrl).origin;
+    try {
+      const tokens = await client.authorizationCodeGrant(this.configuration(settings), currentUrl, {
+        pkceCodeVerifier: callback.codeVerifier,
+        expectedState: callback.state,
+      });
+      return {
+        access_token: tokens.access_token,
+        token_type: tokens.token_type,
+        refresh_token: tokens.refresh_token,
+        expires_in: tokens.expires_in,
+        scope: tokens.scope,
+      };
+    } catch (error) {
+      if (error instanceof client.ResponseBodyError) {
+        throw new OAuth2TokenRefusedError(error.error, error.error_description);
+      }
+      if (error instanceof client.WWWAuthenticateChallengeError) {
+        const challenge = error.cause[0]?.parameters;
+        throw new OAuth2TokenRefusedError(challenge?.error ?? 'invalid_client', challenge?.error_description);
+      }
+      if (error instanceof client.ClientError && error.code !== 'OAUTH_TIMEOUT') {
+        const where = settings.tokenResponsePath ? ` at ${settings.tokenResponsePath}` : '';
+        throw new OAuth2TokenEndpointError(
+          `The OAuth 2.0 token endpoint at ${origin} gave no usable answer (an access token${where} was expected)`,
+        );
+      }
+      throw new OAuth2TokenEndpointError(
+        `The OAuth 2.0 token endpoint at ${origin} did not answer (connection failed or timed out)`,
+      );
+    }
+  }
+
+  private configuration(settings: OAuth2ClientSettings): client.Configuration {
+    const authentication =
+      settings.authMethod === 'client_secret_post'
+        ? client.ClientSecretPost(settings.clientSecret)
+        : client.ClientSecretBasic(settings.clientSecret);
+    const configuration = new client.Configuration(
+      {
+        issuer: new URL(settings.authorizeUrl).origin,
+        authorization_endpoint: settings.authorizeUrl,
+        token_endpoint: settings.tokenUrl,
+      },
+      settings.clientId,
+      {},
+      authentication,
+    );
+    if (new URL(settings.tokenUrl).protocol === 'http:') {
+      // Reached only for loopback addresses: the service refuses other plain-http endpoints at start.
+      client.allowInsecureRequests(configuration);
+    }
+    configuration[client.customFetch] = (url, options) => normalisingFetch(url, options, settings.tokenResponsePath);
+    return configuration;
+  }
+}
+
+async function normalisingFetch(
+  url: string,
+  options: client.CustomFetchOptions,
+  responsePath: string | undefined,
+): Promise<Response> {
+  const response = await fetch(url, options);
+  const text = await response.text();
+  const normalised = normaliseTokenResponse(response.status, text, responsePath);
+  if (!normalised) {
+    const empty = response.status === 204 || response.status === 205 || response.status === 304;
+    return new Response(empty ? null : text, { status: response.status, headers: response.headers });
+  }
+  return new Response(JSON.stringify(normalised.body), {
+    status: normalised.status,
+    headers: { 'content-type': 'application/json' },
+  });
+}

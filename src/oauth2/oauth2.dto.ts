@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsUrl } from 'class-validator';
+import { encodeIssue, OptionalString, RequiredString } from '../../libs/common/src/index.js';
+
+const OWNER_ID_MAX = 255;
+
+export class OAuth2LinkStartQuery {
+  @RequiredString({ description: 'Name of an app the project configured with oauth2', example: 'GOOGLE_CALENDAR' })
+  app_name: string;
+
+  @RequiredString({
+    description: 'Id of the owner of the linked account (e.g. the end user of the caller)',
+    minLength: 1,
+    maxLength: OWNER_ID_MAX,
+    example: 'user-42',
+  })
+  linked_account_owner_id: string;
+
+  // Listed above OptionalString so it runs after the string check (decorators apply bottom-up).
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: encodeIssue('url_parsing', 'Input should be a valid http or https URL') },
+  )
+  @OptionalString({
+    description:
+      'Where the browser is sent after the callback, with `linked_account_id` and `status=success` (or ' +
+      '`status=error&error=…`) appended. Its origin must be that of PUBLIC_BASE_URL or listed in OAUTH2_REDIRECT_ALLOWED_ORIGINS.',
+    example: 'https://app.example.com/settings/integrations',
+  })
+  after_oauth2_link_redirect_url?: string;
+}
+
+export class OAuth2LinkStart {
+  @ApiProperty({
+    description: 'Authorization address at the provider; open it in the browser of the end user',
+    example: 'https://accounts.google.com/o/oauth2/v2/auth?response_type=code&client_id=…&state=…',
+  })
+  url: string;
+}
+
+/** What the provider appends to the redirect URI (RFC 6749 §4.1.2); other parameters are ignored. */
+export class OAuth2CallbackQuery {
+  @OptionalString({ description: 'Authorization code' })
+  code?: string;
+
+  @OptionalString({ description: 'The opaque state given at start' })
+  state?: string;
+
+  @OptionalString({ description: 'Error code when the provider refused', example: 'access_denied' })
+  error?: string;
+
+  @OptionalString({ description: 'Description of the error by the provider' })
+  error_description?: string;
+}

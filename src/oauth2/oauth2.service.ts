@@ -1,0 +1,261 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DomainError, SecretBox } from '../../libs/common/src/index.js';
+import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
+import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
+import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
+import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
+import { AppNotFoundError } from '../apps/apps.errors.js';
+import { AppsRepository } from '../apps/apps.repository.js';
+import { AppConfig } from '../config/app-config.js';
+import type { OAuth2Credentials, OAuth2Settings } from '../execution/credentials.js';
+import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
+import { SecuritySchemeMismatchError } from '../linked-accounts/linked-accounts.errors.js';
+import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
+import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
+import { type CallbackResponse, failedResponse, linkedResponse } from './callback-response.js';
+import type { OAuth2StateEntity } from './oauth2-state.entity.js';
+import type { OAuth2CallbackQuery, OAuth2LinkStart, OAuth2LinkStartQuery } from './oauth2.dto.js';
+import {
+  OAuth2ClientNotConfiguredError,
+  OAuth2CodeMissingError,
+  OAuth2ConfigurationChangedError,
+  OAuth2InsecureEndpointError,
+  OAuth2ProviderError,
+  OAuth2SchemeMissingError,
+  OAuth2StateExpiredError,
+  OAuth2StateMissingError,
+  OAuth2StateUnknownError,
+  RedirectUrlNotAllowedError,
+} from './oauth2.errors.js';
+import { OAuth2Repository } from './oauth2.repository.js';
+
+/** How long a started flow may take to come back (RFC 6749 §10.5 asks for short-lived codes and states). */
+export const STATE_TTL_MS = 10 * 60 * 1000;
+/** Expired flows are kept a day longer so that a late callback says "expired" rather than "unknown". */
+const EXPIRED_KEPT_MS = 24 * 60 * 60 * 1000;
+export const CALLBACK_PATH = '/v1/linked-accounts/oauth2/callback';
+const PLACEHOLDER = /\{\{.*\}\}/;
+
+/** The scheme's settings as the catalogue stores them, plus the options only linking reads. */
+type StoredOAuth2Settings = Partial<OAuth2Settings> & { authorize_params?: Record<string, string> };
+
+interface ResolvedClient {
+  app: AppEntity;
+  settings: OAuth2ClientSettings;
+}
+
+/**
+ * OAuth 2.0 account linking (authorization code flow with PKCE). The start keeps everything about
+ * the flow in the database under the hash of an opaque state; the callback consumes that row once,
+ * exchanges the code and creates the linked account — or updates the owner's existing one in place.
+ */
+@Injectable()
+export class OAuth2Service {
+  private readonly allowedOrigins: string[];
+
+  constructor(
+    private readonly states: OAuth2Repository,
+    private readonly apps: AppsRepository,
+    private readonly configurations: AppConfigurationsRepository,
+    private readonly accounts: LinkedAccountsService,
+    private readonly server: AuthorizationServer,
+    private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
+  ) {
+    this.allowedOrigins = allowedRedirectOrigins(config);
+  }
+
+  async startOAuth2Linking(projectId: string, query: OAuth2LinkStartQuery): Promise<OAuth2LinkStart> {
+    const { app, settings } = await this.resolveClient(projectId, query.app_name);
+    const afterRedirect = query.after_oauth2_link_redirect_url ?? null;
+    if (afterRedirect !== null) {
+      const origin = new URL(afterRedirect).origin;
+      if (!this.allowedOrigins.includes(origin)) {
+        throw new RedirectUrlNotAllowedError(origin, this.allowedOrigins);
+      }
+    }
+    const state = this.server.randomState();
+    const pkce = await this.server.pkce();
+    await this.states.deleteExpiredBefore(new Date(Date.now() - EXPIRED_KEPT_MS));
+    await this.states.insert({
+      state_hash: hashState(state),
+      project_id: projectId,
+      app_name: app.name,
+      linked_account_owner_id: query.linked_account_owner_id,
+      client_id: settings.clientId,
+      code_verifier: this.secretBox.seal(pkce.verifier),
+      redirect_uri: settings.redirectUri,
+      scope: settings.scope || null,
+      after_redirect_url: afterRedirect,
+      expires_at: new Date(Date.now() + STATE_TTL_MS),
+    });
+    return { url: this.server.authorizationUrl(settings, state, pkce.challenge) };
+  }
+
+  /**
+   * Every outcome is an answer: with a redirect URL the browser goes back to the caller's page with
+   * the result in its query; otherwise JSON, or a page when a browser asks for HTML. Failures before
+   * the state is known cannot redirect (the state names where to go).
+   */
+  async handleOAuth2Callback(query: OAuth2CallbackQuery, html: boolean): Promise<CallbackResponse> {
+    let redirectUrl: string | null = null;
+    try {
+      if (!query.state) {
+        throw new OAuth2StateMissingError();
+      }
+      const flow = await this.states.consume(hashState(query.state));
+      if (!flow) {
+        throw new OAuth2StateUnknownError();
+      }
+      redirectUrl = flow.after_redirect_url;
+      const account = await this.completeLinking(flow, query.state, query);
+      return linkedResponse(account, redirectUrl, html);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        return failedResponse(error, redirectUrl, html);
+      }
+      throw error;
+    }
+  }
+
+  private async completeLinking(
+    flow: OAuth2StateEntity,
+    state: string,
+    query: OAuth2CallbackQuery,
+  ): Promise<LinkedAccountPublic> {
+    if (flow.expires_at.getTime() <= Date.now()) {
+      throw new OAuth2StateExpiredError();
+    }
+    if (query.error) {
+      throw new OAuth2ProviderError(query.error, query.error_description);
+    }
+    if (!query.code) {
+      throw new OAuth2CodeMissingError();
+    }
+    let resolved: ResolvedClient;
+    try {
+      resolved = await this.resolveClient(flow.project_id, flow.app_name);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        throw new OAuth2ConfigurationChangedError(flow.app_name, `changed (${error.message})`);
+      }
+      throw error;
+    }
+    // The code was issued to the client of the start; only that client's secret can redeem it.
+    if (resolved.settings.clientId !== flow.client_id) {
+      throw new OAuth2ConfigurationChangedError(flow.app_name, 'changed its OAuth 2.0 client');
+    }
+    const settings = { ...resolved.settings, redirectUri: flow.redirect_uri };
+    const granted = await this.server.exchangeCode(settings, {
+      code: query.code,
+      state,
+      codeVerifier: this.secretBox.open(flow.code_verifier),
+    });
+    const credentials: OAuth2Credentials = {
+      access_token: granted.access_token,
+      // RFC 6749 §5.1: a response without scope granted what was asked.
+      scope: granted.scope ?? flow.scope ?? undefined,
+      token_type: granted.token_type,
+    };
+    if (granted.refresh_token) {
+      credentials.refresh_token = granted.refresh_token;
+    }
+    if (typeof granted.expires_in === 'number' && granted.expires_in > 0) {
+      credentials.expires_at = Math.floor(Date.now() / 1000) + Math.floor(granted.expires_in);
+    }
+    return this.accounts.upsertOAuth2Account(flow.project_id, flow.app_name, flow.linked_account_owner_id, credentials);
+  }
+
+  /**
+   * The project's OAuth 2.0 client for an app: the configuration's overrides (client id and secret,
+   * redirect URL, scope) over the catalogue's scheme. Errors name what to set.
+   */
+  private async resolveClient(projectId: string, appName: string): Promise<ResolvedClient> {
+    const app = await this.apps.findVisibleByName(appName);
+    if (!app) {
+      throw new AppNotFoundError(appName);
+    }
+    const configuration = await this.configurations.findForProject(projectId, app.name);
+    if (!configuration) {
+      throw new AppConfigurationNotFoundError(app.name);
+    }
+    if (configuration.security_scheme !== 'oauth2') {
+      throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, 'oauth2');
+    }
+    const scheme = app.security_schemes.oauth2 as StoredOAuth2Settings | undefined;
+    if (!scheme) {
+      throw new OAuth2SchemeMissingError(app.name);
+    }
+    const override = configuration.security_scheme_overrides?.oauth2 as
+      { client_id?: unknown; redirect_url?: unknown; scope?: unknown } | undefined;
+    const clientId = override ? override.client_id : scheme.client_id;
+    const clientSecret = override ? this.configurationSecrets(configuration) : this.appSecrets(app);
+    if (typeof clientId !== 'string' || !clientId || PLACEHOLDER.test(clientId)) {
+      throw new OAuth2ClientNotConfiguredError(app.name, 'client id');
+    }
+    if (!clientSecret || PLACEHOLDER.test(clientSecret)) {
+      throw new OAuth2ClientNotConfiguredError(app.name, 'client secret');
+    }
+    const authorizeUrl = scheme.authorize_url ?? '';
+    const tokenUrl = scheme.access_token_url ?? '';
+    if (!isAcceptableEndpoint(authorizeUrl)) {
+      throw new OAuth2InsecureEndpointError(app.name, 'authorize_url');
+    }
+    if (!isAcceptableEndpoint(tokenUrl)) {
+      throw new OAuth2InsecureEndpointError(app.name, 'access_token_url');
+    }
+    const overrideRedirect = typeof override?.redirect_url === 'string' ? override.redirect_url : undefined;
+    const overrideScope = typeof override?.scope === 'string' ? override.scope : undefined;
+    return {
+      app,
+      settings: {
+        clientId,
+        clientSecret,
+        authorizeUrl,
+        tokenUrl,
+        authMethod: scheme.token_endpoint_auth_method ?? 'client_secret_basic',
+        redirectUri: overrideRedirect ?? scheme.redirect_url ?? `${this.config.publicBaseUrl}${CALLBACK_PATH}`,
+        scope: (overrideScope ?? scheme.scope ?? '').trim(),
+        authorizeParams: scheme.authorize_params ?? {},
+        tokenResponsePath: scheme.token_response_path || undefined,
+      },
+    };
+  }
+
+  private configurationSecrets(configuration: AppConfigurationEntity): string | undefined {
+    return configuration.secrets
+      ? this.secretBox.openJson<AppConfigurationSecrets>(configuration.secrets).oauth2_client_secret
+      : undefined;
+  }
+
+  private appSecrets(app: AppEntity): string | undefined {
+    return app.secrets ? this.secretBox.openJson<AppSecrets>(app.secrets).oauth2_client_secret : undefined;
+  }
+}
+
+/** Only the hash is stored: the state itself is a bearer secret until the callback. */
+function hashState(state: string): string {
+  return createHash('sha256').update(state, 'utf8').digest('hex');
+}
+
+/** PUBLIC_BASE_URL's origin, then those listed in OAUTH2_REDIRECT_ALLOWED_ORIGINS (comma-separated). */
+function allowedRedirectOrigins(config: AppConfig): string[] {
+  const origins = [new URL(config.publicBaseUrl).origin];
+  for (const entry of (config.OAUTH2_REDIRECT_ALLOWED_ORIGINS ?? '').split(',')) {
+    const trimmed = entry.trim();
+    if (!trimmed) {
+      continue;
+    }
+    try {
+      const origin = new URL(trimmed).origin;
+      if (origin !== 'null' && !origins.includes(origin)) {
+        origins.push(origin);
+      }
+    } catch {
+      // Not a URL: it cannot match any redirect URL's origin, so it allows nothing.
+    }
+  }
+  return origins;
+}

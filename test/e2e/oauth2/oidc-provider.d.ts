@@ -1,0 +1,51 @@
+/**
+ * The part of oidc-provider 9 (which ships no types) that the OAuth 2.0 tests use.
+ */
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+
+  export interface ClientMetadata {
+    client_id: string;
+    client_secret?: string;
+    redirect_uris?: string[];
+    grant_types?: string[];
+    response_types?: string[];
+    token_endpoint_auth_method?: string;
+    [key: string]: unknown;
+  }
+
+  export interface Client {
+    clientId: string;
+    grantTypeAllowed(type: string): boolean;
+  }
+
+  export interface KoaContext {
+    path: string;
+    status: number;
+    body: unknown;
+    get(header: string): string;
+  }
+
+  export interface Account {
+    accountId: string;
+    claims(): Record<string, unknown> | Promise<Record<string, unknown>>;
+  }
+
+  export interface Configuration {
+    clients?: ClientMetadata[];
+    pkce?: { required?: (ctx: KoaContext, client: Client) => boolean };
+    scopes?: string[];
+    issueRefreshToken?: (ctx: KoaContext, client: Client, code: unknown) => boolean | Promise<boolean>;
+    rotateRefreshToken?: boolean;
+    ttl?: Record<string, number>;
+    cookies?: { keys?: string[] };
+    findAccount?: (ctx: KoaContext, id: string) => Account | undefined | Promise<Account | undefined>;
+    [key: string]: unknown;
+  }
+
+  export default class Provider {
+    constructor(issuer: string, configuration?: Configuration);
+    use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): void;
+    callback(): (request: IncomingMessage, response: ServerResponse) => void;
+  }
+}
