@@ -23,5 +23,7 @@ const stale =
   Math.max(newestMtime('src'), newestMtime('libs'), statSync('tsconfig.json').mtimeMs) > statSync(entry).mtimeMs;
 if (stale) {
   console.error('Building patchbay…');
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    stdio: 'inherit',
+  });
 }

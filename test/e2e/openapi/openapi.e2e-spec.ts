@@ -44,9 +44,7 @@ describe('OpenAPI document', () => {
         }
         ids.push(operation.operationId);
         const isPublic = path.startsWith('/v1/health') || path === '/v1/linked-accounts/oauth2/callback';
-        expect(Boolean(operation.security?.some((s: object) => 'X-API-KEY' in s)), `${method} ${path}`).toBe(
-          !isPublic,
-        );
+        expect(Boolean(operation.security?.some((s: object) => 'X-API-KEY' in s)), `${method} ${path}`).toBe(!isPublic);
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
