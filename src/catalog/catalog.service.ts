@@ -5,6 +5,7 @@ import type { AppEntity, AppSecrets, StoredSecuritySchemes } from '../apps/app.e
 import type { FunctionEntity } from '../functions/function.entity.js';
 import { appFolders, type CatalogProblem, loadAppFolders, type LoadedApp } from './catalog-files.js';
 import { CatalogRepository } from './catalog.repository.js';
+import { SearchIndexService } from '../search/search-index.service.js';
 
 export interface ImportOptions {
   /** Values for `{{ NAME }}` placeholders. */
@@ -35,6 +36,7 @@ export class CatalogService {
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly secretBox: SecretBox,
+    private readonly searchIndex: SearchIndexService,
   ) {}
 
   /** Imports app folders (or folders of app folders): all of them, or — on any problem — none. */
@@ -107,6 +109,9 @@ export class CatalogService {
     }
     if (!options.dryRun && (appRows.length > 0 || functionRows.length > 0)) {
       await this.catalog.upsertFromCatalog(appRows, functionRows);
+      // After the commit, not inside the transaction: embedding may call a remote endpoint, and on the
+      // embedded database an open transaction holds every other connection.
+      await this.searchIndex.refresh();
     }
     report.imported = !options.dryRun;
     return report;

@@ -2,6 +2,15 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const EMBEDDINGS_PROVIDERS = ['offline', 'openai'] as const;
+export type EmbeddingsProviderName = (typeof EMBEDDINGS_PROVIDERS)[number];
+
+/** Orders of search results for an intent (see src/search/search-engine.ts); only `hybrid` is meant for use. */
+const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
+
+/** Settings whose values never appear in an error message. */
+const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -102,12 +111,75 @@ export class AppConfig {
   @Min(50)
   CACHE_SYNC_INTERVAL_MS = 1_000;
 
+  /**
+   * Who embeds catalogue texts and intents for search: `offline` (default; hashed word and
+   * character features with WordNet synonyms, no network) or `openai` (any OpenAI-compatible
+   * `/embeddings` endpoint: EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY).
+   */
+  @IsIn(EMBEDDINGS_PROVIDERS)
+  EMBEDDINGS_PROVIDER: EmbeddingsProviderName = 'offline';
+
+  /** Base address of an OpenAI-compatible API; `/embeddings` is appended (e.g. https://api.openai.com/v1). */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  EMBEDDINGS_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_MODEL?: string;
+
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_API_KEY?: string;
+
+  /** Vector size to ask the endpoint for (models that support shortening, such as text-embedding-3-*). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(16_000)
+  EMBEDDINGS_DIMENSIONS?: number;
+
+  /** Bound on one request to the embeddings endpoint. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  EMBEDDINGS_TIMEOUT_MS = 30_000;
+
+  /** Texts per request when the catalogue is embedded. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(2048)
+  EMBEDDINGS_BATCH_SIZE = 64;
+
+  /** Internal: the order of intent searches; the other values exist for `npm run eval:search`'s baselines. */
+  @IsIn(SEARCH_RANKINGS)
+  SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';
+
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }
 
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://${this.HOST}:${this.PORT}`).replace(/\/+$/, '');
+  }
+}
+
+/** The settings each embeddings provider cannot do without. */
+function embeddingsProblems(config: AppConfig): string[] {
+  if (!EMBEDDINGS_PROVIDERS.includes(config.EMBEDDINGS_PROVIDER)) {
+    // Already reported as an invalid value.
+    return [];
+  }
+  switch (config.EMBEDDINGS_PROVIDER) {
+    case 'offline':
+      return [];
+    case 'openai':
+      return [
+        ...(config.EMBEDDINGS_URL ? [] : ['EMBEDDINGS_URL is required when EMBEDDINGS_PROVIDER=openai']),
+        ...(config.EMBEDDINGS_MODEL ? [] : ['EMBEDDINGS_MODEL is required when EMBEDDINGS_PROVIDER=openai']),
+      ];
   }
 }
 
@@ -121,7 +193,16 @@ export class InvalidConfigError extends Error {
 /** Reads the known variables from `env`; empty strings count as unset. */
 export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const known = Object.keys(new AppConfig());
-  const extra = ['DATABASE_URL', 'SECRETS_KEY', 'PUBLIC_BASE_URL', 'OAUTH2_REDIRECT_ALLOWED_ORIGINS'];
+  const extra = [
+    'DATABASE_URL',
+    'SECRETS_KEY',
+    'PUBLIC_BASE_URL',
+    'OAUTH2_REDIRECT_ALLOWED_ORIGINS',
+    'EMBEDDINGS_URL',
+    'EMBEDDINGS_MODEL',
+    'EMBEDDINGS_API_KEY',
+    'EMBEDDINGS_DIMENSIONS',
+  ];
   const raw: Record<string, string> = {};
   for (const key of new Set([...known, ...extra])) {
     const value = env[key];
@@ -132,8 +213,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const config = plainToInstance(AppConfig, raw);
   const problems = validateSync(config).map(
     (error) =>
-      `${error.property}=${JSON.stringify(error.property === 'SECRETS_KEY' || error.property === 'DATABASE_URL' ? '…' : error.value)} is invalid (${Object.values(error.constraints ?? {}).join(', ')})`,
+      `${error.property}=${JSON.stringify(SECRET_SETTINGS.has(error.property) ? '…' : error.value)} is invalid (${Object.values(error.constraints ?? {}).join(', ')})`,
   );
+  problems.push(...embeddingsProblems(config));
   if (problems.length > 0) {
     throw new InvalidConfigError(problems);
   }

@@ -7,6 +7,10 @@ import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js
 import { OAuth2StateEntity } from '../oauth2/oauth2-state.entity.js';
 import { ApiKeyEntity } from '../projects/api-key.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
+import { SearchCatalogVersionEntity } from '../search/search-catalog-version.entity.js';
+import { SearchDocumentEntity } from '../search/search-document.entity.js';
+import { SearchEmbeddingEntity } from '../search/search-embedding.entity.js';
+import { SearchStaleEntity } from '../search/search-stale.entity.js';
 
 /** Listed explicitly: ESM builds cannot rely on TypeORM's file globbing. */
 export const ENTITIES = [
@@ -18,5 +22,9 @@ export const ENTITIES = [
   LinkedAccountEntity,
   ExecutionEntity,
   CacheGenerationEntity,
+  SearchDocumentEntity,
+  SearchEmbeddingEntity,
+  SearchCatalogVersionEntity,
+  SearchStaleEntity,
   OAuth2StateEntity,
 ];

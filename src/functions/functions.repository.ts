@@ -10,8 +10,6 @@ export interface FunctionSearch {
   /** The caller project, for `configuredOnly`. */
   projectId: string;
   appNames?: string[];
-  /** Already trimmed; absent or empty means "order by name". */
-  intent?: string;
   configuredOnly: boolean;
   limit: number;
   offset: number;
@@ -44,7 +42,7 @@ export class FunctionsRepository {
     return this.visible().andWhere('f.name = :name', { name }).getOne();
   }
 
-  /** Visible functions matching the filters, one page of them, in a stable order (relevance, then name). */
+  /** Visible functions matching the filters, one page of them, by name. Intent searches are ranked by the search module. */
   async search(search: FunctionSearch): Promise<FunctionSummary[]> {
     const query = this.visible().select('f.name', 'name').addSelect('f.description', 'description');
     if (search.appNames?.length) {
@@ -64,30 +62,9 @@ export class FunctionsRepository {
         { projectId: search.projectId },
       );
     }
-    if (search.intent) {
-      this.orderByRelevance(query, search.intent);
-    }
     // Byte order, so that pages are the same on every database whatever its default collation.
     query.addOrderBy('f.name COLLATE "C"', 'ASC');
     return query.offset(search.offset).limit(search.limit).getRawMany<FunctionSummary>();
-  }
-
-  /**
-   * First relevance ranking: PostgreSQL full-text search over the function's name, its app's name
-   * and display name, its tags and its description, matching any word of the intent. Functions that
-   * match no word are kept after the matches (rank 0), as for apps. The relevance issue replaces
-   * this method.
-   */
-  private orderByRelevance(query: SelectQueryBuilder<FunctionEntity>, intent: string): void {
-    const document = `
-      setweight(to_tsvector('english', replace(f.name, '_', ' ')), 'A') ||
-      setweight(to_tsvector('english', a.display_name), 'B') ||
-      setweight(to_tsvector('english', array_to_string(f.tags, ' ')), 'B') ||
-      setweight(to_tsvector('english', f.description), 'C')`;
-    // plainto_tsquery joins the words with AND; an OR lets partial matches rank instead of vanishing.
-    // Lexemes never contain spaces, so the replacement only touches operators.
-    const anyWord = `CAST(replace(CAST(plainto_tsquery('english', :intent) AS text), ' & ', ' | ') AS tsquery)`;
-    query.setParameter('intent', intent).orderBy(`ts_rank(${document}, ${anyWord})`, 'DESC');
   }
 
   private visible(): SelectQueryBuilder<FunctionEntity> {

@@ -2,22 +2,33 @@ import { Injectable } from '@nestjs/common';
 import type { FunctionDefinition, FunctionBasic, InferenceProvider, SearchFunctionsQuery } from './functions.dto.js';
 import { FunctionNotFoundError } from './functions.errors.js';
 import { FunctionsRepository } from './functions.repository.js';
+import { SearchIndexService } from '../search/search-index.service.js';
 import { visibleParameters } from './visible-parameters.js';
 
 @Injectable()
 export class FunctionsService {
-  constructor(private readonly functions: FunctionsRepository) {}
+  constructor(
+    private readonly functions: FunctionsRepository,
+    private readonly search: SearchIndexService,
+  ) {}
 
-  searchFunctions(projectId: string, query: SearchFunctionsQuery): Promise<FunctionBasic[]> {
-    return this.functions.search({
+  /** With an intent, by relevance (see SearchIndexService); without one, or one with no searchable word, by name. */
+  async searchFunctions(projectId: string, query: SearchFunctionsQuery): Promise<FunctionBasic[]> {
+    const request = {
       projectId,
       appNames: query.app_names,
-      // A blank intent carries no words to rank by: fall back to name order.
-      intent: query.intent?.trim() || undefined,
       configuredOnly: query.configured_only,
       limit: query.limit,
       offset: query.offset,
-    });
+    };
+    const intent = query.intent?.trim();
+    if (intent) {
+      const ranked = await this.search.searchFunctions({ ...request, intent });
+      if (ranked) {
+        return ranked;
+      }
+    }
+    return this.functions.search(request);
   }
 
   /** The function as an LLM tool definition; only its visible parameters are shown. */

@@ -2,6 +2,7 @@ import { Initial1763884800000 } from './1763884800000-Initial.js';
 import { LinkedAccountNeedsRelink1764000000000 } from './1764000000000-LinkedAccountNeedsRelink.js';
 import { ExecutionLog1764000000001 } from './1764000000001-ExecutionLog.js';
 import { CacheGenerations1764000000002 } from './1764000000002-CacheGenerations.js';
+import { SearchIndex1765000000000 } from './1765000000000-SearchIndex.js';
 import { OAuth2States1766000000000 } from './1766000000000-OAuth2States.js';
 
 /** Applied in this order; a new migration is appended here. */
@@ -10,5 +11,6 @@ export const MIGRATIONS = [
   LinkedAccountNeedsRelink1764000000000,
   ExecutionLog1764000000001,
   CacheGenerations1764000000002,
+  SearchIndex1765000000000,
   OAuth2States1766000000000,
 ];

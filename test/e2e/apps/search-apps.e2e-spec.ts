@@ -286,6 +286,75 @@ describe('GET /v1/apps/search (searchApps)', () => {
     });
   });
 
+  describe('intent: the search index', () => {
+    const names = (res: { body: { name: string }[] }) => res.body.map((a: { name: string }) => a.name);
+
+    it('finds an app through what its functions do', async () => {
+      const tag = unique();
+      const category = `cat-${tag}`;
+      const chat = await app.ctx.newApp({
+        name: `CHATTY_${tag}`,
+        description: 'Team messaging',
+        categories: [category],
+      });
+      await app.ctx.newFunction(chat.name, {
+        name: `${chat.name}__PINS_ADD`,
+        description: 'Pins a message to a channel',
+        tags: ['pins'],
+      });
+      await app.ctx.newFunction(chat.name, {
+        name: `${chat.name}__REACTIONS_ADD`,
+        description: 'Adds an emoji reaction to a message',
+        tags: ['emoji'],
+      });
+      await app.ctx.newApp({ name: `MAILY_${tag}`, description: 'Team messaging over email', categories: [category] });
+
+      const res = await search({ intent: 'team messaging with pins and emoji reactions', categories: category });
+
+      expect(names(res)[0]).toBe(chat.name);
+    });
+
+    it('applies categories before ranking', async () => {
+      const tag = unique();
+      const [x, y] = [`x-${tag}`, `y-${tag}`];
+      await app.ctx.newApp({ name: `BEST_${tag}`, description: 'Forecasts thunderstorms', categories: [x] });
+      const weaker = await app.ctx.newApp({ name: `WEAK_${tag}`, description: 'Weather of sorts', categories: [y] });
+      const other = await app.ctx.newApp({ name: `OTHER_${tag}`, description: 'Counts sheep', categories: [y] });
+
+      const res = await search({ intent: 'thunderstorm forecast weather', categories: y });
+
+      expect(res.body).toEqual([basic(weaker), basic(other)]);
+    });
+
+    it("applies configured_only before ranking, for the caller's project", async () => {
+      const tag = unique();
+      const category = `cat-${tag}`;
+      await app.ctx.newApp({ name: `UNCONF_${tag}`, description: 'Invoices and payments', categories: [category] });
+      const configured = await app.ctx.newApp({
+        name: `CONF_${tag}`,
+        description: 'Payments only',
+        categories: [category],
+      });
+      await insertConfigurationRow(app.dataSource, project.projectId, configured.name, { enabled: false });
+
+      const res = await search({ intent: 'invoices payments', categories: category, configured_only: true });
+
+      expect(res.body).toEqual([basic(configured)]);
+    });
+
+    it('never lists private or inactive apps', async () => {
+      const tag = unique();
+      const shown = await app.ctx.newApp({ name: `SHOWN_${tag}`, description: `Quantum flux ${tag}` });
+      await app.ctx.newApp({ name: `PRIVATE_${tag}`, description: `Quantum flux ${tag}`, visibility: 'private' });
+      await app.ctx.newApp({ name: `INACTIVE_${tag}`, description: `Quantum flux ${tag}`, active: false });
+
+      const res = await search({ intent: `quantum flux ${tag}`, limit: 1000 });
+
+      expect(names(res).filter((name) => name.includes(tag))).toEqual([shown.name]);
+      expect(res.body[0]).toEqual(basic(shown));
+    });
+  });
+
   describe('API key', () => {
     it('answers 401 without a key', async () => {
       const res = await search({}, null);

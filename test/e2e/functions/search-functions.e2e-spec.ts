@@ -225,8 +225,9 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       const fn = (suffix: string, description: string) =>
         app.ctx.newFunction(a.name, { name: `${a.name}__${suffix}`, description, tags: [] });
       const noneA = await fn('A', 'Rotate a key');
-      const tieZ = await fn('Z', 'Upload a file');
-      const tieB = await fn('B', 'Upload a file');
+      // The function name is ranked too: these two differ only by stop words, so they tie exactly.
+      const tieZ = await fn('THE', 'Upload a file');
+      const tieB = await fn('AN', 'Upload a file');
       const best = await fn('Y', 'Upload a large file in chunks, resuming an interrupted upload');
       const noneC = await fn('C', 'Delete a key');
 
@@ -243,6 +244,157 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
         expect(res.status).toBe(200);
         expect(res.body).toEqual(byName(fns));
       }
+    });
+  });
+
+  describe('intent: the search index', () => {
+    const names = (res: { body: { name: string }[] }) => res.body.map((f) => f.name);
+
+    it('finds a function through its app when its own text does not name it (the app as context)', async () => {
+      const tag = unique();
+      const mail = await app.ctx.newApp({
+        name: `QUOKKAMAIL_${tag}`,
+        display_name: 'Quokkamail',
+        description: 'Electronic mail for marsupials',
+      });
+      const chat = await app.ctx.newApp({ name: `WOMBATCHAT_${tag}`, display_name: 'Wombatchat' });
+      const mailSend = await app.ctx.newFunction(mail.name, {
+        name: `${mail.name}__SEND_MESSAGE`,
+        description: 'Sends a message to a recipient',
+      });
+      const chatSend = await app.ctx.newFunction(chat.name, {
+        name: `${chat.name}__SEND_MESSAGE`,
+        description: 'Sends a message to a recipient',
+      });
+
+      const viaApp = await search({ intent: 'send a quokkamail message', app_names: [mail.name, chat.name] });
+      const viaDescription = await search({ intent: 'message marsupials', app_names: [mail.name, chat.name] });
+
+      expect(names(viaApp)).toEqual([mailSend.name, chatSend.name]);
+      expect(names(viaDescription)[0]).toBe(mailSend.name);
+    });
+
+    it('tolerates a typo and a glued or split name', async () => {
+      const a = await app.ctx.newApp({ name: `HACKERNEWS_${unique()}`, display_name: 'Hacker News' });
+      const top = await app.ctx.newFunction(a.name, {
+        name: `${a.name}__TOP_STORIES`,
+        description: 'Fetches the top stories',
+      });
+      await app.ctx.newFunction(a.name, { name: `${a.name}__USER`, description: 'Fetches a user profile' });
+
+      for (const intent of ['top storise', 'hackernews top stories', 'hacker news top stories']) {
+        const res = await search({ intent, app_names: a.name });
+        expect(res.body[0]).toEqual(basic(top));
+      }
+    });
+
+    it('applies app_names before ranking: a better match in another app is not listed', async () => {
+      const tag = unique();
+      const other = await app.ctx.newApp({ name: `OTHER_${tag}` });
+      const mine = await app.ctx.newApp({ name: `MINE_${tag}` });
+      await app.ctx.newFunction(other.name, {
+        name: `${other.name}__ARCHIVE_INVOICE`,
+        description: 'Archive an invoice',
+      });
+      const weak = await app.ctx.newFunction(mine.name, { name: `${mine.name}__LIST`, description: 'Lists invoices' });
+      const unrelated = await app.ctx.newFunction(mine.name, {
+        name: `${mine.name}__PING`,
+        description: 'Checks health',
+      });
+
+      const res = await search({ intent: 'archive invoice', app_names: mine.name });
+
+      expect(res.body).toEqual([basic(weak), basic(unrelated)]);
+    });
+
+    it('applies configured_only before ranking, per the configuration of the caller project', async () => {
+      const tag = unique();
+      const all = await app.ctx.newApp({ name: `CONF_ALL_${tag}` });
+      const some = await app.ctx.newApp({ name: `CONF_SOME_${tag}` });
+      const off = await app.ctx.newApp({ name: `CONF_OFF_${tag}` });
+      const make = (appName: string, suffix: string) =>
+        app.ctx.newFunction(appName, { name: `${appName}__${suffix}`, description: `Refund a payment (${suffix})` });
+      const allA = await make(all.name, 'A');
+      const someA = await make(some.name, 'A');
+      await make(some.name, 'B');
+      await make(off.name, 'A');
+      await insertConfigurationRow(app.dataSource, project.projectId, all.name);
+      await insertConfigurationRow(app.dataSource, project.projectId, some.name, {
+        all_functions_enabled: false,
+        enabled_functions: [someA.name],
+      });
+      await insertConfigurationRow(app.dataSource, project.projectId, off.name, { enabled: false });
+      const scope = [all.name, some.name, off.name];
+
+      const res = await search({ intent: 'refund a payment', app_names: scope, configured_only: true });
+      const unrestricted = await search({ intent: 'refund a payment', app_names: scope });
+
+      expect(names(res).sort()).toEqual([allA.name, someA.name].sort());
+      expect(unrestricted.body).toHaveLength(4);
+    });
+
+    it('never lists private or inactive functions, or functions of private or inactive apps', async () => {
+      const tag = unique();
+      const open = await app.ctx.newApp({ name: `VIS_${tag}` });
+      const hiddenApp = await app.ctx.newApp({ name: `VIS_HIDDEN_${tag}`, visibility: 'private' });
+      const offApp = await app.ctx.newApp({ name: `VIS_OFF_${tag}`, active: false });
+      const text = { description: `Teleport a zorblax ${tag}` };
+      const shown = await app.ctx.newFunction(open.name, { name: `${open.name}__SHOWN`, ...text });
+      await app.ctx.newFunction(open.name, { name: `${open.name}__PRIVATE`, visibility: 'private', ...text });
+      await app.ctx.newFunction(open.name, { name: `${open.name}__INACTIVE`, active: false, ...text });
+      await app.ctx.newFunction(hiddenApp.name, { name: `${hiddenApp.name}__F`, ...text });
+      await app.ctx.newFunction(offApp.name, { name: `${offApp.name}__F`, ...text });
+
+      const res = await search({ intent: `teleport zorblax ${tag}`, limit: 1000 });
+
+      const listed = names(res);
+      expect(listed[0]).toBe(shown.name);
+      expect(listed.filter((name) => name.includes(tag))).toEqual([shown.name]);
+    });
+
+    it('sees every write at once: a new function, a changed description, a deleted function', async () => {
+      const tag = unique();
+      const a = await app.ctx.newApp({ name: `LIVE_${tag}` });
+      const fn = await app.ctx.newFunction(a.name, { name: `${a.name}__F`, description: 'Polishes a gizmo' });
+
+      expect(names(await search({ intent: 'polish gizmo', app_names: a.name }))).toEqual([fn.name]);
+      expect((await search({ intent: 'polish gizmo' })).body[0]).toEqual(basic(fn));
+
+      await app.dataSource.query(`UPDATE functions SET description = 'Launches a rocket' WHERE name = $1`, [fn.name]);
+      const changed = await search({ intent: 'launch rocket' });
+      expect(changed.body[0]).toEqual({ name: fn.name, description: 'Launches a rocket' });
+
+      await app.dataSource.query(`DELETE FROM functions WHERE name = $1`, [fn.name]);
+      expect(names(await search({ intent: 'launch rocket', limit: 1000 }))).not.toContain(fn.name);
+    });
+
+    it('pages a ranked result with limit and offset: no overlap, same order as one big page', async () => {
+      const a = await app.ctx.newApp({ name: `RANKPAGE_${unique()}` });
+      const descriptions = [
+        'Upload a photo to an album',
+        'Delete a photo',
+        'Share an album with a friend',
+        'Upload a video',
+        'Rotate a key',
+        'Count the stars',
+        'Tag a photo in an album',
+      ];
+      for (const [i, description] of descriptions.entries()) {
+        await app.ctx.newFunction(a.name, { name: `${a.name}__F${i}`, description, tags: [] });
+      }
+      const query = { intent: 'upload photo album', app_names: a.name };
+
+      const full = await search({ ...query, limit: 100 });
+      const pages = [];
+      for (const offset of [0, 3, 6]) {
+        pages.push(...(await search({ ...query, limit: 3, offset })).body);
+      }
+
+      expect(full.body).toHaveLength(7);
+      expect(full.body[0]).toEqual({ name: `${a.name}__F0`, description: 'Upload a photo to an album' });
+      expect(pages).toEqual(full.body);
+      // Unrelated functions close the list, by name.
+      expect(names(full).slice(-2)).toEqual([`${a.name}__F4`, `${a.name}__F5`]);
     });
   });
 

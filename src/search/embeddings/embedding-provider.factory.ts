@@ -1,0 +1,22 @@
+import type { AppConfig } from '../../config/app-config.js';
+import type { WordNet } from '../wordnet.js';
+import type { EmbeddingProvider } from './embedding-provider.js';
+import { OfflineEmbeddingProvider } from './offline-embedding.provider.js';
+import { OpenAiEmbeddingProvider } from './openai-embedding.provider.js';
+
+/** The provider the configuration names; the configuration was validated to hold what it needs. */
+export function createEmbeddingProvider(config: AppConfig, wordnet: WordNet | undefined): EmbeddingProvider {
+  switch (config.EMBEDDINGS_PROVIDER) {
+    case 'offline':
+      return new OfflineEmbeddingProvider(wordnet);
+    case 'openai':
+      return new OpenAiEmbeddingProvider({
+        url: config.EMBEDDINGS_URL as string,
+        model: config.EMBEDDINGS_MODEL as string,
+        apiKey: config.EMBEDDINGS_API_KEY,
+        dimensions: config.EMBEDDINGS_DIMENSIONS,
+        timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+        batchSize: config.EMBEDDINGS_BATCH_SIZE,
+      });
+  }
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { TermDictionary } from './lexical-index.js';
+import { appDocument, functionDocument, SEARCH_FIELDS } from './search-document.js';
+import { DEFAULT_ENGINE_OPTIONS, type RankRequest, SearchEngine } from './search-engine.js';
+
+const dictionary = new TermDictionary();
+const pack = (terms: Record<string, string[]>) => dictionary.pack(SEARCH_FIELDS.map((field) => terms[field]));
+
+const mail = { name: 'MAILER', display_name: 'Mailer', description: 'Electronic mail', categories: ['Communication'] };
+const files = { name: 'FILER', display_name: 'Filer', description: 'File storage', categories: ['Storage'] };
+const fns = [
+  { name: 'MAILER__SEND_EMAIL', app: mail, description: 'Sends an email to a recipient', tags: ['email'] },
+  { name: 'MAILER__TRASH_MESSAGE', app: mail, description: 'Moves a message to the trash', tags: ['email'] },
+  { name: 'FILER__UPLOAD_FILE', app: files, description: 'Uploads a file to a folder', tags: ['files'] },
+  { name: 'FILER__DELETE_FILE', app: files, description: 'Deletes a file', tags: ['files'] },
+  { name: 'FILER__LIST_FOLDERS', app: files, description: 'Lists the folders', tags: ['files'] },
+];
+
+const engine = new SearchEngine(
+  [mail, files].map((app) => ({
+    name: app.name,
+    description: app.description,
+    categories: app.categories,
+    visible: true,
+    terms: pack(
+      appDocument(
+        app,
+        fns.filter((fn) => fn.app === app).map((fn) => ({ ...fn, tags: fn.tags })),
+      ).terms,
+    ),
+  })),
+  fns.map((fn) => ({
+    name: fn.name,
+    app_name: fn.app.name,
+    description: fn.description,
+    visible: true,
+    terms: pack(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).terms),
+  })),
+  dictionary,
+  { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0 },
+);
+
+const request = (intent: string, page: Partial<RankRequest> = {}): RankRequest => ({
+  intent,
+  mode: 'lexical',
+  offset: 0,
+  limit: 10,
+  ...page,
+});
+const names = (hits: { name: string }[]) => hits.map((hit) => hit.name);
+
+describe('SearchEngine (lexical side, without vectors)', () => {
+  it('ranks the function whose name and description match first, then the rest of the catalogue by name', () => {
+    expect(names(engine.rankFunctions(request('upload a file'), {}))).toEqual([
+      'FILER__UPLOAD_FILE',
+      'FILER__DELETE_FILE',
+      'FILER__LIST_FOLDERS',
+      'MAILER__SEND_EMAIL',
+      'MAILER__TRASH_MESSAGE',
+    ]);
+  });
+
+  it('uses the app as context, corrects typos and finds synonyms of the catalogue', () => {
+    expect(names(engine.rankFunctions(request('mailer trash'), {}))[0]).toBe('MAILER__TRASH_MESSAGE');
+    expect(names(engine.rankFunctions(request('uplaod'), {}))[0]).toBe('FILER__UPLOAD_FILE');
+  });
+
+  it('filters before ranking: app names and runnable functions', () => {
+    expect(names(engine.rankFunctions(request('upload a file'), { appNames: ['MAILER'] }))).toEqual([
+      'MAILER__SEND_EMAIL',
+      'MAILER__TRASH_MESSAGE',
+    ]);
+    const runnable = new Map([['FILER', { all: false, names: new Set(['FILER__LIST_FOLDERS']) }]]);
+    expect(names(engine.rankFunctions(request('upload a file'), { runnable }))).toEqual(['FILER__LIST_FOLDERS']);
+  });
+
+  it('pages one total order: pages never overlap and add up to the whole list', () => {
+    const whole = names(engine.rankFunctions(request('delete a message'), {}));
+    const pages = [0, 2, 4].flatMap((offset) =>
+      names(engine.rankFunctions(request('delete a message', { offset, limit: 2 }), {})),
+    );
+    expect(pages).toEqual(whole);
+    expect(new Set(pages).size).toBe(fns.length);
+  });
+
+  it('ranks apps by their own text and their functions', () => {
+    expect(names(engine.rankApps(request('folders'), {}))).toEqual(['FILER', 'MAILER']);
+    expect(names(engine.rankApps(request('folders'), { categories: ['Communication'] }))).toEqual(['MAILER']);
+    expect(names(engine.rankApps(request('folders'), { configured: new Set() }))).toEqual([]);
+  });
+
+  it('tells intents without a searchable word', () => {
+    expect(SearchEngine.hasTerms('the and of')).toBe(false);
+    expect(SearchEngine.hasTerms("it's & | !")).toBe(false);
+    expect(SearchEngine.hasTerms('send mail')).toBe(true);
+  });
+});

@@ -1,0 +1,555 @@
+import {
+  type Bm25fParams,
+  fieldTerms,
+  LexicalIndex,
+  packIds,
+  type PackedTerms,
+  type QueryTerm,
+  TermDictionary,
+} from './lexical-index.js';
+import { SEARCH_FIELDS } from './search-document.js';
+import { expandQuery, SpellingIndex } from './query-expansion.js';
+import { stems } from './text-analysis.js';
+import { type QuantizedVector, similarity, topByScore, VectorIndex } from './vector-index.js';
+import type { WordNet } from './wordnet.js';
+
+/**
+ * How results are ordered for an intent. `hybrid` (the default) fuses field-weighted BM25 with query
+ * expansion and the vector similarity; `lexical` is that BM25F part alone; `bm25` is plain BM25 over
+ * all the text as one field with the words as typed; `vector` is the embedding similarity alone.
+ * The last three exist to measure what each part brings (npm run eval:search).
+ */
+export const RANKING_MODES = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
+export type RankingMode = (typeof RANKING_MODES)[number];
+
+export interface EngineApp {
+  name: string;
+  description: string;
+  categories: string[];
+  /** Public and active. */
+  visible: boolean;
+  /** Term ids (of the engine's dictionary) of the search fields, packed in SEARCH_FIELDS order. */
+  terms: PackedTerms;
+  embedding?: QuantizedVector;
+}
+
+export interface EngineFunction {
+  name: string;
+  app_name: string;
+  description: string;
+  /** The function itself is public and active (its app is checked separately). */
+  visible: boolean;
+  terms: PackedTerms;
+  embedding?: QuantizedVector;
+}
+
+export interface Hit {
+  name: string;
+  description: string;
+}
+
+/** What a caller may see: the filters of the request, applied before anything is ranked. */
+export interface FunctionFilter {
+  appNames?: string[];
+  /** Per app, the functions a project may run (`all` or the listed names); absent: no restriction. */
+  runnable?: Map<string, { all: boolean; names: Set<string> }>;
+}
+
+export interface AppFilter {
+  categories?: string[];
+  /** Names of the apps the project configured; absent: no restriction. */
+  configured?: Set<string>;
+}
+
+export interface RankRequest {
+  intent: string;
+  /** The intent's embedding; needed unless the mode is `lexical` or `bm25`. */
+  vector?: Float32Array;
+  mode: RankingMode;
+  offset: number;
+  limit: number;
+}
+
+export interface EngineOptions {
+  functionFields: Bm25fParams;
+  appFields: Bm25fParams;
+  /** Share of an app's score (for the intent) that each of its functions gets: the app as context. */
+  appContext: number;
+  /** Weight of the normalised vector similarity next to the normalised lexical score. */
+  vectorWeight: number;
+  /** Documents taken from the vector side: the most similar ones. */
+  vectorCandidates: number;
+  /** Similarity under which the vector side ignores a document. */
+  minSimilarity: number;
+  /** Up to this many allowed documents, every similarity is computed; above, an approximate search picks candidates. */
+  exactVectorLimit: number;
+  wordnet?: WordNet;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'wordnet'> = {
+  functionFields: {
+    k1: 1.2,
+    weights: { name: 3, app: 2, tags: 1.5, description: 1, params: 0.3, context: 0.3 },
+    b: { name: 0.5, app: 0, tags: 0.5, description: 0.75, params: 0.75, context: 0.75 },
+  },
+  appFields: {
+    k1: 1.2,
+    weights: { name: 3, tags: 1.5, description: 1, context: 0.1 },
+    b: { name: 0.5, tags: 0.5, description: 0.75, context: 0.75 },
+  },
+  appContext: 0.4,
+  vectorWeight: 0.25,
+  vectorCandidates: 100,
+  exactVectorLimit: 3000,
+};
+
+/** Candidates the approximate vector search and the lexical side each bring, above the exact limit. */
+const APPROXIMATE_CANDIDATES = 250;
+
+/**
+ * Lexical matches that are ranked by score; weaker matches follow with the unrelated documents, by
+ * name. Bounds the work per search on a large catalogue (a common word matches thousands).
+ */
+const RANKED_MATCHES = 1000;
+
+/** Apps scoring below this share of the best app's score give their functions no context score. */
+const APP_CONTEXT_CUTOFF = 0.1;
+
+/** Plain BM25: every field as one, no weights, the words as typed. */
+const PLAIN_BM25: Bm25fParams = { k1: 1.2, weights: { all: 1 }, b: { all: 0.75 } };
+
+/** Relevance per document id, and the ids with a positive value (each once). */
+interface Scores {
+  values: Float32Array;
+  ids: number[];
+}
+
+/** The `RANKED_MATCHES` best scores; the others are dropped (set to 0). */
+function strongest(scores: Scores): Scores {
+  if (scores.ids.length <= RANKED_MATCHES) {
+    return scores;
+  }
+  const ids = topByScore(scores.ids, scores.values, RANKED_MATCHES);
+  const values = new Float32Array(scores.values.length);
+  for (const id of ids) {
+    values[id] = scores.values[id];
+  }
+  return { values, ids };
+}
+
+const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The search index of one catalogue state, in memory: BM25F indexes of apps and functions, the
+ * embeddings of the current model, and what filters need (visibility, apps, categories). Immutable:
+ * a catalogue change builds a new engine. Ranking is synchronous and allocation-light, so that a
+ * search over 100k functions stays within a few milliseconds.
+ */
+export class SearchEngine {
+  private readonly apps: EngineApp[];
+  private readonly functions: EngineFunction[];
+  private readonly appIds = new Map<string, number>();
+  /** Function ids per app id. */
+  private readonly functionsOfApp: number[][];
+  private readonly functionApp: Int32Array;
+  /** 1 for a function that is public and active in an app that is public and active. */
+  private readonly visibleFunctions: Uint8Array;
+  private readonly appIndex: LexicalIndex;
+  private readonly functionIndex: LexicalIndex;
+  private plainIndexes?: { apps: LexicalIndex; functions: LexicalIndex };
+  private spelling?: SpellingIndex;
+  private vectorIndexes?: { apps: VectorIndex; functions: VectorIndex; dimensions: number };
+
+  constructor(
+    apps: EngineApp[],
+    functions: EngineFunction[],
+    private readonly dictionary: TermDictionary,
+    private readonly options: EngineOptions,
+  ) {
+    this.apps = [...apps].sort(byName);
+    this.functions = [...functions].sort(byName);
+    this.apps.forEach((app, id) => this.appIds.set(app.name, id));
+    this.functionsOfApp = this.apps.map(() => []);
+    this.functionApp = new Int32Array(this.functions.length);
+    this.visibleFunctions = new Uint8Array(this.functions.length);
+    this.functions.forEach((fn, id) => {
+      const appId = this.appIds.get(fn.app_name) ?? -1;
+      this.functionApp[id] = appId;
+      if (appId >= 0) {
+        this.functionsOfApp[appId].push(id);
+        this.visibleFunctions[id] = fn.visible && this.apps[appId].visible ? 1 : 0;
+      }
+    });
+    this.appIndex = new LexicalIndex(
+      this.apps.map((app) => app.terms),
+      SEARCH_FIELDS,
+      options.appFields,
+    );
+    this.functionIndex = new LexicalIndex(
+      this.functions.map((fn) => fn.terms),
+      SEARCH_FIELDS,
+      options.functionFields,
+    );
+  }
+
+  get functionCount(): number {
+    return this.functions.length;
+  }
+
+  get appCount(): number {
+    return this.apps.length;
+  }
+
+  /** True when the intent has at least one word that can be searched for (not only stop words or symbols). */
+  static hasTerms(intent: string): boolean {
+    return stems(intent).length > 0;
+  }
+
+  rankFunctions(request: RankRequest, filter: FunctionFilter): Hit[] {
+    const allowed = this.allowedFunctions(filter);
+    return this.page(this.functions, allowed, this.scoreFunctions(request, allowed), request);
+  }
+
+  rankApps(request: RankRequest, filter: AppFilter): Hit[] {
+    const allowed = this.allowedApps(filter);
+    return this.page(this.apps, allowed, this.scoreApps(request, allowed), request);
+  }
+
+  private allowedFunctions(filter: FunctionFilter): Uint8Array {
+    if (!filter.appNames?.length && !filter.runnable) {
+      return this.visibleFunctions.slice();
+    }
+    const allowed = new Uint8Array(this.functions.length);
+    // Only the functions of the named (or configured) apps need a look.
+    let appNames = filter.appNames?.length ? [...new Set(filter.appNames)] : [...(filter.runnable?.keys() ?? [])];
+    if (filter.runnable && filter.appNames?.length) {
+      appNames = appNames.filter((name) => filter.runnable?.has(name));
+    }
+    for (const appName of appNames) {
+      const appId = this.appIds.get(appName);
+      if (appId === undefined) {
+        continue;
+      }
+      const rule = filter.runnable?.get(appName);
+      for (const id of this.functionsOfApp[appId]) {
+        if (this.visibleFunctions[id] && (!rule || rule.all || rule.names.has(this.functions[id].name))) {
+          allowed[id] = 1;
+        }
+      }
+    }
+    return allowed;
+  }
+
+  private allowedApps(filter: AppFilter): Uint8Array {
+    const allowed = new Uint8Array(this.apps.length);
+    const categories = filter.categories?.length ? new Set(filter.categories) : undefined;
+    this.apps.forEach((app, id) => {
+      if (!app.visible || (filter.configured && !filter.configured.has(app.name))) {
+        return;
+      }
+      if (categories && !app.categories.some((category) => categories.has(category))) {
+        return;
+      }
+      allowed[id] = 1;
+    });
+    return allowed;
+  }
+
+  private query(intent: string, plain: boolean): QueryTerm[] {
+    const indexed = (id: number | undefined) =>
+      id !== undefined && (this.functionIndex.has(id) || this.appIndex.has(id)) ? id : undefined;
+    if (plain) {
+      return stems(intent)
+        .map((term) => indexed(this.dictionary.id(term)))
+        .filter((term): term is number => term !== undefined)
+        .map((term) => ({ term, weight: 1 }));
+    }
+    if (!this.spelling) {
+      const terms: string[] = [];
+      for (let id = 0; id < this.dictionary.size; id++) {
+        if (indexed(id) !== undefined) {
+          terms.push(this.dictionary.term(id));
+        }
+      }
+      this.spelling = new SpellingIndex(terms);
+    }
+    const vocabulary = { id: (term: string) => indexed(this.dictionary.id(term)) };
+    return expandQuery(intent, vocabulary, this.spelling, this.options.wordnet);
+  }
+
+  private plain(): { apps: LexicalIndex; functions: LexicalIndex } {
+    const fields = ['name', 'app', 'tags', 'description'].map((field) => SEARCH_FIELDS.indexOf(field as never));
+    const all = (terms: PackedTerms) =>
+      packIds([Int32Array.from(fields.flatMap((field) => [...fieldTerms(terms, SEARCH_FIELDS.length, field)]))]);
+    this.plainIndexes ??= {
+      apps: new LexicalIndex(
+        this.apps.map((app) => all(app.terms)),
+        ['all'],
+        PLAIN_BM25,
+      ),
+      functions: new LexicalIndex(
+        this.functions.map((fn) => all(fn.terms)),
+        ['all'],
+        PLAIN_BM25,
+      ),
+    };
+    return this.plainIndexes;
+  }
+
+  /** Relevance per function id (0: unrelated), for the allowed ones. */
+  private scoreFunctions(request: RankRequest, allowed: Uint8Array): Scores {
+    const n = this.functions.length;
+    if (request.mode === 'bm25') {
+      const values = new Float32Array(n);
+      const ids = this.plain().functions.score(this.query(request.intent, true), values, allowed);
+      return strongest({ values, ids });
+    }
+    let lexical: Scores | undefined;
+    if (request.mode !== 'vector') {
+      const terms = this.query(request.intent, false);
+      const values = new Float32Array(n);
+      const ids = this.functionIndex.score(terms, values, allowed);
+      const appScores = new Float32Array(this.apps.length);
+      const matchedApps = this.appIndex.score(terms, appScores);
+      let bestApp = 0;
+      for (const appId of matchedApps) {
+        bestApp = Math.max(bestApp, appScores[appId]);
+      }
+      // The app as context: every allowed function of a matching app gets a share of its score.
+      for (const appId of matchedApps) {
+        if (appScores[appId] < APP_CONTEXT_CUTOFF * bestApp) {
+          continue;
+        }
+        const share = this.options.appContext * appScores[appId];
+        for (const id of this.functionsOfApp[appId]) {
+          if (allowed[id]) {
+            if (values[id] === 0) {
+              ids.push(id);
+            }
+            values[id] += share;
+          }
+        }
+      }
+      lexical = strongest({ values, ids });
+      if (request.mode === 'lexical') {
+        return lexical;
+      }
+    }
+    const candidates = this.vectorCandidates('functions', request.vector, allowed, lexical);
+    return this.fuse(lexical, this.similarities(candidates, this.functions, request.vector), n);
+  }
+
+  private scoreApps(request: RankRequest, allowed: Uint8Array): Scores {
+    const n = this.apps.length;
+    if (request.mode === 'bm25') {
+      const values = new Float32Array(n);
+      const ids = this.plain().apps.score(this.query(request.intent, true), values, allowed);
+      return strongest({ values, ids });
+    }
+    let lexical: Scores | undefined;
+    if (request.mode !== 'vector') {
+      const values = new Float32Array(n);
+      const ids = this.appIndex.score(this.query(request.intent, false), values, allowed);
+      lexical = strongest({ values, ids });
+      if (request.mode === 'lexical') {
+        return lexical;
+      }
+    }
+    return this.fuse(lexical, this.appSimilarities(request.vector, allowed, lexical), n);
+  }
+
+  /**
+   * An app is as similar to the intent as its own text or its most similar function, whichever is
+   * closer: one vector cannot summarise an app of fifty functions, its functions can.
+   */
+  private appSimilarities(
+    vector: Float32Array | undefined,
+    allowedApps: Uint8Array,
+    lexical: Scores | undefined,
+  ): Map<number, number> {
+    const out = new Map<number, number>();
+    if (!vector) {
+      return out;
+    }
+    const allowedFunctions = new Uint8Array(this.functions.length);
+    for (let id = 0; id < this.functions.length; id++) {
+      const appId = this.functionApp[id];
+      if (appId >= 0 && allowedApps[appId]) {
+        allowedFunctions[id] = 1;
+      }
+    }
+    const best = new Map<number, number>();
+    const consider = (appId: number, value: number) => {
+      if (value >= this.options.minSimilarity && value > (best.get(appId) ?? -Infinity)) {
+        best.set(appId, value);
+      }
+    };
+    for (const [id, value] of this.exactSimilarities(
+      this.vectorCandidates('apps', vector, allowedApps, lexical),
+      this.apps,
+      vector,
+    )) {
+      consider(id, value);
+    }
+    const functionIds = this.vectorCandidates('functions', vector, allowedFunctions);
+    for (const [id, value] of this.exactSimilarities(functionIds, this.functions, vector)) {
+      consider(this.functionApp[id], value);
+    }
+    const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, this.options.vectorCandidates);
+    for (const [id, value] of ranked) {
+      out.set(id, value);
+    }
+    return out;
+  }
+
+  /**
+   * The documents whose similarity is computed: all allowed ones when they are few enough; else the
+   * candidates of the approximate vector search plus the best lexical matches.
+   */
+  private vectorCandidates(
+    kind: 'apps' | 'functions',
+    vector: Float32Array | undefined,
+    allowed: Uint8Array,
+    lexical?: Scores,
+  ): number[] {
+    if (!vector) {
+      return [];
+    }
+    let count = 0;
+    for (let id = 0; id < allowed.length; id++) {
+      count += allowed[id];
+    }
+    if (count <= this.options.exactVectorLimit) {
+      const all: number[] = [];
+      for (let id = 0; id < allowed.length; id++) {
+        if (allowed[id]) {
+          all.push(id);
+        }
+      }
+      return all;
+    }
+    const chosen = new Set(this.vectors(vector.length)[kind].candidates(vector, allowed, APPROXIMATE_CANDIDATES));
+    if (lexical) {
+      for (const id of topByScore(lexical.ids, lexical.values, APPROXIMATE_CANDIDATES)) {
+        chosen.add(id);
+      }
+    }
+    return [...chosen];
+  }
+
+  private vectors(dimensions: number): { apps: VectorIndex; functions: VectorIndex; dimensions: number } {
+    if (this.vectorIndexes?.dimensions !== dimensions) {
+      this.vectorIndexes = {
+        dimensions,
+        apps: new VectorIndex(
+          this.apps.map((app) => app.embedding),
+          dimensions,
+        ),
+        functions: new VectorIndex(
+          this.functions.map((fn) => fn.embedding),
+          dimensions,
+        ),
+      };
+    }
+    return this.vectorIndexes;
+  }
+
+  /** Exact cosine similarity (vectors are unit length) of the candidates that have an embedding of the query's size. */
+  private exactSimilarities(
+    candidates: number[],
+    docs: readonly { embedding?: QuantizedVector }[],
+    vector: Float32Array,
+  ): [number, number][] {
+    const out: [number, number][] = [];
+    for (const id of candidates) {
+      const embedding = docs[id].embedding;
+      if (embedding && embedding.values.length === vector.length) {
+        out.push([id, similarity(embedding, vector)]);
+      }
+    }
+    return out;
+  }
+
+  /** The `vectorCandidates` most similar candidates at or above the similarity floor. */
+  private similarities(
+    candidates: number[],
+    docs: readonly { embedding?: QuantizedVector }[],
+    vector: Float32Array | undefined,
+  ): Map<number, number> {
+    if (!vector) {
+      return new Map();
+    }
+    const scored = this.exactSimilarities(candidates, docs, vector).filter(
+      ([, value]) => value >= this.options.minSimilarity,
+    );
+    scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return new Map(scored.slice(0, this.options.vectorCandidates));
+  }
+
+  /**
+   * Score fusion: the lexical score divided by the best one, plus the weighted similarity above the
+   * floor divided by the best one. Both sides are scaled to [0, 1] so that neither the number of
+   * query words nor the embedding model's similarity range decides the balance.
+   */
+  private fuse(lexical: Scores | undefined, similarity: Map<number, number>, n: number): Scores {
+    const values = new Float32Array(n);
+    const ids: number[] = [];
+    if (lexical) {
+      let max = 0;
+      for (const id of lexical.ids) {
+        max = Math.max(max, lexical.values[id]);
+      }
+      for (const id of lexical.ids) {
+        values[id] = lexical.values[id] / max;
+        ids.push(id);
+      }
+    }
+    const floor = this.options.minSimilarity;
+    let maxSimilarity = floor;
+    for (const value of similarity.values()) {
+      maxSimilarity = Math.max(maxSimilarity, value);
+    }
+    const weight = lexical ? this.options.vectorWeight : 1;
+    if (maxSimilarity > floor) {
+      for (const [id, value] of similarity) {
+        const add = (weight * (value - floor)) / (maxSimilarity - floor);
+        if (add > 0) {
+          if (values[id] === 0) {
+            ids.push(id);
+          }
+          values[id] += add;
+        }
+      }
+    }
+    return { values, ids };
+  }
+
+  /**
+   * One page of the allowed documents: those with a positive score by score, ties by name; then the
+   * others by name. The order is total and independent of the page, so pages never overlap.
+   */
+  private page<T extends { name: string; description: string }>(
+    docs: readonly T[],
+    allowed: Uint8Array,
+    scores: Scores,
+    request: RankRequest,
+  ): Hit[] {
+    const end = request.offset + request.limit;
+    // Documents are stored by name, so an id order is a name order.
+    const positive = scores.ids.filter((id) => allowed[id] && scores.values[id] > 0);
+    const ids = topByScore(positive, scores.values, end).slice(request.offset);
+    if (ids.length < request.limit) {
+      let skip = Math.max(request.offset - positive.length, 0);
+      for (let id = 0; id < docs.length && ids.length < request.limit; id++) {
+        if (allowed[id] && !(scores.values[id] > 0)) {
+          if (skip > 0) {
+            skip--;
+          } else {
+            ids.push(id);
+          }
+        }
+      }
+    }
+    return ids.map((id) => ({ name: docs[id].name, description: docs[id].description }));
+  }
+}

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { createEmbeddingProvider } from './embeddings/embedding-provider.factory.js';
+import { EMBEDDING_PROVIDER } from './embeddings/embedding-provider.js';
+import { SearchIndexService } from './search-index.service.js';
+import { SearchRepository } from './search.repository.js';
+import { WORDNET, wordnetProvider } from './wordnet.provider.js';
+import type { WordNet } from './wordnet.js';
+
+/** The search index (documents, tsvectors, embeddings) and the ranking of intent searches. */
+@Module({
+  providers: [
+    wordnetProvider,
+    {
+      provide: EMBEDDING_PROVIDER,
+      inject: [AppConfig, WORDNET],
+      useFactory: (config: AppConfig, wordnet: WordNet | null) => createEmbeddingProvider(config, wordnet ?? undefined),
+    },
+    SearchRepository,
+    SearchIndexService,
+  ],
+  exports: [SearchIndexService],
+})
+export class SearchModule {}

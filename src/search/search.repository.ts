@@ -1,0 +1,318 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type {
+  AppText,
+  FunctionSummaryText,
+  FunctionText,
+  SearchDocument,
+  SearchField,
+  SearchKind,
+} from './search-document.js';
+import { SEARCH_FIELDS, TSVECTOR_WEIGHT } from './search-document.js';
+
+/** Rows per multi-row statement (PostgreSQL allows 65535 parameters in one). */
+const CHUNK = 400;
+/** Rows per read of a large table. */
+const READ_PAGE = 2000;
+
+export interface ItemKey {
+  kind: SearchKind;
+  name: string;
+}
+
+export interface StaleMark {
+  kind: 'function' | 'app' | 'app_context' | 'all';
+  name: string;
+  /** bigint, as a string. */
+  seq: string;
+}
+
+export interface StoredDocument extends ItemKey {
+  app_name: string;
+  fields: Record<SearchField, string>;
+  text_hash: string;
+}
+
+export interface StoredEmbedding extends ItemKey {
+  text_hash: string;
+  embedding: Float32Array;
+}
+
+export interface AppFacts {
+  name: string;
+  categories: string[];
+  visible: boolean;
+}
+
+export interface FunctionFacts {
+  name: string;
+  app_name: string;
+  visible: boolean;
+}
+
+/** The search index tables, and the catalogue facts the in-memory index needs. */
+@Injectable()
+export class SearchRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The counter that triggers raise on every write to apps or functions. */
+  async catalogVersion(): Promise<string> {
+    const rows: { version: string }[] = await this.dataSource.query(
+      `SELECT "version" FROM "search_catalog_version" WHERE "id" = 1`,
+    );
+    return rows[0]?.version ?? '0';
+  }
+
+  /** The marks the catalogue triggers left since the last refresh (see SearchStaleEntity). */
+  staleMarks(): Promise<StaleMark[]> {
+    return this.dataSource.query(`SELECT kind, name, seq FROM search_stale`);
+  }
+
+  /** Clears the marks a refresh has processed; a mark made again since has a higher seq and stays. */
+  async clearStaleMarks(upTo: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM search_stale WHERE seq <= $1`, [upTo]);
+  }
+
+  async allNames(): Promise<{ apps: string[]; functions: string[] }> {
+    const rows: ItemKey[] = await this.dataSource.query(
+      `SELECT 'app' AS kind, name FROM apps UNION ALL SELECT 'function' AS kind, name FROM functions`,
+    );
+    return {
+      apps: rows.filter((row) => row.kind === 'app').map((row) => row.name),
+      functions: rows.filter((row) => row.kind === 'function').map((row) => row.name),
+    };
+  }
+
+  async functionNamesOfApps(appNames: string[]): Promise<string[]> {
+    if (appNames.length === 0) {
+      return [];
+    }
+    const rows: { name: string }[] = await this.dataSource.query(
+      `SELECT name FROM functions WHERE app_name = ANY($1::text[])`,
+      [appNames],
+    );
+    return rows.map((row) => row.name);
+  }
+
+  /** Drops the documents (and their embeddings) of apps and functions that no longer exist. */
+  async deleteOrphanDocuments(): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM search_documents d
+        WHERE (d.kind = 'function' AND NOT EXISTS (SELECT 1 FROM functions f WHERE f.name = d.name))
+           OR (d.kind = 'app' AND NOT EXISTS (SELECT 1 FROM apps a WHERE a.name = d.name))`,
+    );
+  }
+
+  async deleteDocuments(keys: ItemKey[]): Promise<void> {
+    for (const kind of ['app', 'function'] as const) {
+      const names = keys.filter((key) => key.kind === kind).map((key) => key.name);
+      if (names.length > 0) {
+        await this.dataSource.query(`DELETE FROM search_documents WHERE kind = $1 AND name = ANY($2::text[])`, [
+          kind,
+          names,
+        ]);
+      }
+    }
+  }
+
+  async appTexts(names: string[]): Promise<AppText[]> {
+    if (names.length === 0) {
+      return [];
+    }
+    return this.dataSource.query(
+      `SELECT name, display_name, description, categories FROM apps WHERE name = ANY($1::text[])`,
+      [names],
+    );
+  }
+
+  async functionTexts(names: string[]): Promise<FunctionText[]> {
+    const out: FunctionText[] = [];
+    for (let i = 0; i < names.length; i += READ_PAGE) {
+      const page: FunctionText[] = await this.dataSource.query(
+        `SELECT name, app_name, description, tags, parameters FROM functions WHERE name = ANY($1::text[])`,
+        [names.slice(i, i + READ_PAGE)],
+      );
+      out.push(...page);
+    }
+    return out;
+  }
+
+  /** Name, description and tags of every function of the given apps (for the apps' documents). */
+  async functionSummariesOfApps(appNames: string[]): Promise<(FunctionSummaryText & { app_name: string })[]> {
+    if (appNames.length === 0) {
+      return [];
+    }
+    return this.dataSource.query(
+      `SELECT name, app_name, description, tags FROM functions WHERE app_name = ANY($1::text[]) ORDER BY name COLLATE "C"`,
+      [appNames],
+    );
+  }
+
+  /** Writes documents with their tsvector (each field's analysed terms under its weight class). */
+  async upsertDocuments(documents: SearchDocument[]): Promise<void> {
+    for (let i = 0; i < documents.length; i += CHUNK) {
+      const chunk = documents.slice(i, i + CHUNK);
+      const params: unknown[] = [];
+      const rows = chunk.map((doc) => {
+        const classes: Record<'A' | 'B' | 'C' | 'D', string[]> = { A: [], B: [], C: [], D: [] };
+        for (const field of SEARCH_FIELDS) {
+          classes[TSVECTOR_WEIGHT[field]].push(...doc.terms[field]);
+        }
+        params.push(
+          doc.kind,
+          doc.name,
+          doc.app_name,
+          JSON.stringify(doc.fields),
+          classes.A.join(' '),
+          classes.B.join(' '),
+          classes.C.join(' '),
+          classes.D.join(' '),
+          doc.embedding_text,
+          doc.text_hash,
+        );
+        const p = (k: number) => `$${params.length - 10 + k}`;
+        const vector = ['A', 'B', 'C', 'D']
+          .map((weight, k) => `setweight(to_tsvector('simple', ${p(5 + k)}), '${weight}')`)
+          .join(' || ');
+        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::jsonb, ${vector}, ${p(9)}, ${p(10)}, now())`;
+      });
+      await this.dataSource.query(
+        `INSERT INTO search_documents (kind, name, app_name, fields, document, embedding_text, text_hash, updated_at)
+         VALUES ${rows.join(', ')}
+         ON CONFLICT (kind, name) DO UPDATE SET app_name = EXCLUDED.app_name, fields = EXCLUDED.fields,
+           document = EXCLUDED.document, embedding_text = EXCLUDED.embedding_text, text_hash = EXCLUDED.text_hash,
+           updated_at = now()`,
+        params,
+      );
+    }
+  }
+
+  /** Documents without an embedding by `model` for their current text. */
+  documentsToEmbed(model: string): Promise<(ItemKey & { embedding_text: string; text_hash: string })[]> {
+    return this.dataSource.query(
+      `SELECT d.kind, d.name, d.embedding_text, d.text_hash FROM search_documents d
+         LEFT JOIN search_embeddings e ON e.kind = d.kind AND e.name = d.name AND e.model = $1
+        WHERE e.text_hash IS DISTINCT FROM d.text_hash
+        ORDER BY d.kind, d.name COLLATE "C"`,
+      [model],
+    );
+  }
+
+  async upsertEmbeddings(
+    model: string,
+    rows: (ItemKey & { text_hash: string; embedding: Float32Array })[],
+  ): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const params: unknown[] = [];
+      const values = rows.slice(i, i + CHUNK).map((row) => {
+        params.push(row.kind, row.name, model, row.text_hash, row.embedding.length, vectorLiteral(row.embedding));
+        const n = params.length;
+        return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}::vector)`;
+      });
+      await this.dataSource.query(
+        `INSERT INTO search_embeddings (kind, name, model, text_hash, dimensions, embedding) VALUES ${values.join(', ')}
+         ON CONFLICT (kind, name, model) DO UPDATE SET text_hash = EXCLUDED.text_hash,
+           dimensions = EXCLUDED.dimensions, embedding = EXCLUDED.embedding, created_at = now()`,
+        params,
+      );
+    }
+  }
+
+  /** The text hash of every document, to tell which ones an in-memory index holds in an old version. */
+  async documentHashes(): Promise<Map<string, string>> {
+    const rows: (ItemKey & { text_hash: string })[] = await this.dataSource.query(
+      `SELECT kind, name, text_hash FROM search_documents`,
+    );
+    return new Map(rows.map((row) => [itemKey(row), row.text_hash]));
+  }
+
+  /** The given documents, handed to `visit` one page at a time so that a large catalogue is never held whole. */
+  async eachDocument(keys: ItemKey[], visit: (doc: StoredDocument) => void): Promise<void> {
+    for (const kind of ['app', 'function'] as const) {
+      const names = keys.filter((key) => key.kind === kind).map((key) => key.name);
+      for (let i = 0; i < names.length; i += READ_PAGE) {
+        const page: StoredDocument[] = await this.dataSource.query(
+          `SELECT kind, name, app_name, fields, text_hash FROM search_documents WHERE kind = $1 AND name = ANY($2::text[])`,
+          [kind, names.slice(i, i + READ_PAGE)],
+        );
+        page.forEach(visit);
+      }
+    }
+  }
+
+  /**
+   * Embeddings by `model` of the given documents that match their current text (a stale one is
+   * never used), page by page, read in pgvector's binary form: decoding bytes is much cheaper than
+   * parsing decimal text.
+   */
+  async eachEmbedding(model: string, keys: ItemKey[], visit: (row: StoredEmbedding) => void): Promise<void> {
+    for (const kind of ['app', 'function'] as const) {
+      const names = keys.filter((key) => key.kind === kind).map((key) => key.name);
+      for (let i = 0; i < names.length; i += READ_PAGE) {
+        const page: (ItemKey & { text_hash: string; bytes: Buffer })[] = await this.dataSource.query(
+          `SELECT e.kind, e.name, e.text_hash, vector_send(e.embedding) AS bytes
+             FROM search_embeddings e JOIN search_documents d ON d.kind = e.kind AND d.name = e.name
+            WHERE e.model = $1 AND e.text_hash = d.text_hash AND e.kind = $2 AND e.name = ANY($3::text[])`,
+          [model, kind, names.slice(i, i + READ_PAGE)],
+        );
+        for (const row of page) {
+          visit({ kind: row.kind, name: row.name, text_hash: row.text_hash, embedding: decodeVector(row.bytes) });
+        }
+      }
+    }
+  }
+
+  /** What filters need of every app: categories, and whether it is public and active. */
+  appFacts(): Promise<AppFacts[]> {
+    return this.dataSource.query(`SELECT name, categories, (visibility = 'public' AND active) AS visible FROM apps`);
+  }
+
+  functionFacts(): Promise<FunctionFacts[]> {
+    return this.dataSource.query(`SELECT name, app_name, (visibility = 'public' AND active) AS visible FROM functions`);
+  }
+
+  /** The apps a project has configured (enabled or not). */
+  async configuredApps(projectId: string): Promise<Set<string>> {
+    const rows: { app_name: string }[] = await this.dataSource.query(
+      `SELECT app_name FROM app_configurations WHERE project_id = $1`,
+      [projectId],
+    );
+    return new Set(rows.map((row) => row.app_name));
+  }
+
+  /** Per app, the functions a project may run: its configuration is enabled and enables them. */
+  async runnableFunctions(projectId: string): Promise<Map<string, { all: boolean; names: Set<string> }>> {
+    const rows: { app_name: string; all_functions_enabled: boolean; enabled_functions: string[] }[] =
+      await this.dataSource.query(
+        `SELECT app_name, all_functions_enabled, enabled_functions FROM app_configurations
+          WHERE project_id = $1 AND enabled`,
+        [projectId],
+      );
+    return new Map(
+      rows.map((row) => [row.app_name, { all: row.all_functions_enabled, names: new Set(row.enabled_functions) }]),
+    );
+  }
+}
+
+export function itemKey(item: ItemKey): string {
+  return `${item.kind}:${item.name}`;
+}
+
+function vectorLiteral(vector: Float32Array): string {
+  let out = '[';
+  for (let i = 0; i < vector.length; i++) {
+    out += (i ? ',' : '') + vector[i].toPrecision(7);
+  }
+  return `${out}]`;
+}
+
+/** pgvector's binary form: int16 dimensions, int16 unused, then big-endian float4 values. */
+function decodeVector(bytes: Buffer): Float32Array {
+  const dimensions = bytes.readInt16BE(0);
+  const out = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) {
+    out[i] = bytes.readFloatBE(4 + 4 * i);
+  }
+  return out;
+}

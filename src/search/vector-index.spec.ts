@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { quantize, similarity, topByScore, VectorIndex } from './vector-index.js';
+
+/** A deterministic pseudo-random sequence (tests must not depend on Math.random). */
+function sequence(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function unit(values: number[]): Float32Array {
+  const norm = Math.hypot(...values) || 1;
+  return Float32Array.from(values, (value) => value / norm);
+}
+
+describe('topByScore', () => {
+  it('equals a full sort by score then id, ties included, for any size', () => {
+    const random = sequence(7);
+    for (const size of [0, 5, 300, 5000]) {
+      const scores = new Float32Array(size);
+      // Few distinct values: many ties at the threshold.
+      for (let i = 0; i < size; i++) {
+        scores[i] = Math.floor(random() * 20);
+      }
+      const ids = Array.from({ length: size }, (_, i) => size - 1 - i);
+      const sorted = [...ids].sort((a, b) => scores[b] - scores[a] || a - b);
+      for (const count of [1, 10, 100]) {
+        expect(topByScore(ids, scores, count)).toEqual(sorted.slice(0, count));
+      }
+    }
+  });
+});
+
+describe('quantize', () => {
+  it('keeps cosine similarity within a small error', () => {
+    const random = sequence(3);
+    for (let trial = 0; trial < 20; trial++) {
+      const a = unit(Array.from({ length: 64 }, () => random() - 0.5));
+      const b = unit(Array.from({ length: 64 }, () => random() - 0.5));
+      const exact = a.reduce((sum, value, i) => sum + value * b[i], 0);
+      expect(Math.abs(similarity(quantize(a), b) - exact)).toBeLessThan(0.02);
+    }
+  });
+});
+
+describe('VectorIndex', () => {
+  it('finds the most similar allowed documents among its candidates', () => {
+    const random = sequence(11);
+    const vectors = Array.from({ length: 2000 }, () => unit(Array.from({ length: 64 }, () => random() - 0.5)));
+    const index = new VectorIndex(vectors.map(quantize), 64);
+    const allowed = new Uint8Array(vectors.length).fill(1);
+    allowed[42] = 0;
+
+    const near = unit([...vectors[7]].map((value) => value + (random() - 0.5) * 0.05));
+    const candidates = index.candidates(near, allowed, 50);
+    const hidden = index.candidates(vectors[42], allowed, 50);
+
+    expect(candidates[0]).toBe(7);
+    expect(hidden).not.toContain(42);
+    expect(index.candidates(new Float32Array(32), allowed, 10)).toEqual([]);
+  });
+});
