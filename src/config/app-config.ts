@@ -1,9 +1,10 @@
+import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-export const EMBEDDINGS_PROVIDERS = ['offline', 'openai'] as const;
+export const EMBEDDINGS_PROVIDERS = ['offline', 'openai', 'local'] as const;
 export type EmbeddingsProviderName = (typeof EMBEDDINGS_PROVIDERS)[number];
 
 /** Orders of search results for an intent (see src/search/search-engine.ts); only `hybrid` is meant for use. */
@@ -113,8 +114,10 @@ export class AppConfig {
 
   /**
    * Who embeds catalogue texts and intents for search: `offline` (default; hashed word and
-   * character features with WordNet synonyms, no network) or `openai` (any OpenAI-compatible
-   * `/embeddings` endpoint: EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY).
+   * character features with WordNet synonyms, no network), `openai` (any OpenAI-compatible
+   * `/embeddings` endpoint: EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY) or `local` (an ONNX
+   * sentence-embedding model in EMBEDDINGS_MODEL_DIR, run in-process by the optional package
+   * @huggingface/transformers).
    */
   @IsIn(EMBEDDINGS_PROVIDERS)
   EMBEDDINGS_PROVIDER: EmbeddingsProviderName = 'offline';
@@ -140,13 +143,32 @@ export class AppConfig {
   @Max(16_000)
   EMBEDDINGS_DIMENSIONS?: number;
 
+  /**
+   * `local` only: a folder holding an ONNX sentence-embedding model in the Hugging Face layout
+   * (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx or onnx/model_quantized.onnx).
+   * Read from disk only; nothing is ever downloaded.
+   */
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_MODEL_DIR?: string;
+
+  /** `local` only: put before every intent, for models trained with one (e5: `query: `; bge: an instruction). */
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_QUERY_PREFIX?: string;
+
+  /** `local` only: put before every catalogue text (e5: `passage: `); part of the stored model id. */
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_DOCUMENT_PREFIX?: string;
+
   /** Bound on one request to the embeddings endpoint. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   EMBEDDINGS_TIMEOUT_MS = 30_000;
 
-  /** Texts per request when the catalogue is embedded. */
+  /** Texts per request (or per run of the local model) when the catalogue is embedded. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -180,7 +202,20 @@ function embeddingsProblems(config: AppConfig): string[] {
         ...(config.EMBEDDINGS_URL ? [] : ['EMBEDDINGS_URL is required when EMBEDDINGS_PROVIDER=openai']),
         ...(config.EMBEDDINGS_MODEL ? [] : ['EMBEDDINGS_MODEL is required when EMBEDDINGS_PROVIDER=openai']),
       ];
+    case 'local':
+      return config.EMBEDDINGS_MODEL_DIR
+        ? modelDirProblems(config.EMBEDDINGS_MODEL_DIR)
+        : ['EMBEDDINGS_MODEL_DIR is required when EMBEDDINGS_PROVIDER=local'];
   }
+}
+
+/** The model folder's contents are checked when the provider is created (src/search/embeddings/local-embedding.provider.ts). */
+function modelDirProblems(dir: string): string[] {
+  const stats = statSync(dir, { throwIfNoEntry: false });
+  if (!stats) {
+    return [`EMBEDDINGS_MODEL_DIR=${JSON.stringify(dir)} does not exist`];
+  }
+  return stats.isDirectory() ? [] : [`EMBEDDINGS_MODEL_DIR=${JSON.stringify(dir)} is not a folder`];
 }
 
 export class InvalidConfigError extends Error {
@@ -202,6 +237,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     'EMBEDDINGS_MODEL',
     'EMBEDDINGS_API_KEY',
     'EMBEDDINGS_DIMENSIONS',
+    'EMBEDDINGS_MODEL_DIR',
+    'EMBEDDINGS_QUERY_PREFIX',
+    'EMBEDDINGS_DOCUMENT_PREFIX',
   ];
   const raw: Record<string, string> = {};
   for (const key of new Set([...known, ...extra])) {

@@ -1,6 +1,7 @@
 import type { AppConfig } from '../../config/app-config.js';
 import type { WordNet } from '../wordnet.js';
 import type { EmbeddingProvider } from './embedding-provider.js';
+import { LocalEmbeddingProvider } from './local-embedding.provider.js';
 import { OfflineEmbeddingProvider } from './offline-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider.js';
 
@@ -17,6 +18,13 @@ export function createEmbeddingProvider(config: AppConfig, wordnet: WordNet | un
         dimensions: config.EMBEDDINGS_DIMENSIONS,
         timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
         batchSize: config.EMBEDDINGS_BATCH_SIZE,
+      });
+    case 'local':
+      return new LocalEmbeddingProvider({
+        dir: config.EMBEDDINGS_MODEL_DIR as string,
+        batchSize: config.EMBEDDINGS_BATCH_SIZE,
+        queryPrefix: config.EMBEDDINGS_QUERY_PREFIX,
+        documentPrefix: config.EMBEDDINGS_DOCUMENT_PREFIX,
       });
   }
 }
