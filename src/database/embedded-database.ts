@@ -1,10 +1,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
 import lockfile from 'proper-lockfile';
+import type { EmbeddedWorkerData, EmbeddedWorkerMessage, EmbeddedWorkerRequest } from './embedded-database.worker.js';
 
 export interface EmbeddedDatabaseOptions {
   /** A folder on disk, or `memory://` for a throw-away database. */
@@ -29,15 +28,14 @@ export class DataDirLockedError extends Error {
 }
 
 /**
- * PostgreSQL in-process (PGlite with pgvector), served over the PostgreSQL wire protocol on a
- * loopback port so that TypeORM and `pg` use exactly the code path they use against a server.
- * A data directory on disk is owned by exactly one process: PGlite has no cross-process locking and
- * two openers silently lose writes, so the folder is locked before it is opened.
+ * PostgreSQL in-process (PGlite with pgvector, on a worker thread), served over the PostgreSQL wire
+ * protocol on a loopback port so that TypeORM and `pg` use exactly the code path they use against a
+ * server. A data directory on disk is owned by exactly one process: PGlite has no cross-process
+ * locking and two openers silently lose writes, so the folder is locked before it is opened.
  */
 export class EmbeddedDatabase {
   private constructor(
-    private readonly db: PGlite,
-    private readonly server: PGLiteSocketServer,
+    private readonly worker: Worker,
     readonly port: number,
     private readonly release?: () => Promise<void>,
   ) {}
@@ -51,20 +49,15 @@ export class EmbeddedDatabase {
       release = await lockDataDir(dataDir, options.holder);
     }
     try {
-      const db = await PGlite.create({
-        dataDir: dataDir ? join(dataDir, 'pgdata') : undefined,
-        extensions: { vector },
-        loadDataDir: options.loadDataDir,
-      });
-      const server = new PGLiteSocketServer({
-        db,
-        host: '127.0.0.1',
-        port: 0,
+      const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
+      const data: EmbeddedWorkerData = {
+        pgData: dataDir ? join(dataDir, 'pgdata') : undefined,
+        loadDataDir,
         maxConnections: options.maxConnections,
-      });
-      await server.start();
-      const port = Number(server.getServerConn().split(':').pop());
-      return new EmbeddedDatabase(db, server, port, release);
+      };
+      const worker = new Worker(workerScript(), { workerData: data, transferList: loadDataDir ? [loadDataDir] : [] });
+      const ready = await reply(worker, 'ready');
+      return new EmbeddedDatabase(worker, ready.port, release);
     } catch (error) {
       await release?.();
       throw error;
@@ -76,14 +69,64 @@ export class EmbeddedDatabase {
   }
 
   async dump(): Promise<Blob> {
-    return this.db.dumpDataDir('none');
+    const answer = reply(this.worker, 'dumped');
+    this.worker.postMessage({ type: 'dump' } satisfies EmbeddedWorkerRequest);
+    return new Blob([(await answer).data]);
   }
 
   async close(): Promise<void> {
-    await this.server.stop();
-    await this.db.close();
+    const closed = reply(this.worker, 'closed');
+    this.worker.postMessage({ type: 'close' } satisfies EmbeddedWorkerRequest);
+    await closed;
+    await this.worker.terminate();
     await this.release?.();
   }
+}
+
+/**
+ * The compiled worker next to this module. Under the test runner this module is TypeScript, which
+ * a worker thread cannot load: the build's copy of the worker (the test setup builds first) serves.
+ */
+function workerScript(): URL {
+  const here = new URL('./embedded-database.worker.js', import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) {
+    return here;
+  }
+  return new URL(here.href.replace(/\/src\/database\/([^/]+)$/, '/dist/src/database/$1'));
+}
+
+/** The worker's next message of `type`; a failure to open, or the worker ending, rejects. */
+function reply<T extends EmbeddedWorkerMessage['type']>(
+  worker: Worker,
+  type: T,
+): Promise<Extract<EmbeddedWorkerMessage, { type: T }>> {
+  return new Promise((resolvePromise, reject) => {
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (message: EmbeddedWorkerMessage) => {
+      if (message.type === type) {
+        cleanup();
+        resolvePromise(message as Extract<EmbeddedWorkerMessage, { type: T }>);
+      } else if (message.type === 'failed') {
+        cleanup();
+        reject(new Error(`The embedded database could not start: ${message.message}`));
+      }
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onExit = (code: number) => {
+      cleanup();
+      reject(new Error(`The embedded database thread ended (exit code ${code})`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
 }
 
 async function lockDataDir(dataDir: string, holder: string): Promise<() => Promise<void>> {
