@@ -16,8 +16,10 @@ export class AppsController {
   @ApiOperation({
     summary: 'Search apps',
     description:
-      'Visible apps. Without `intent` they are ordered by name; with it, by relevance (apps matching no word of ' +
-      'the intent come last), ties by name. `limit` and `offset` page the result.',
+      'Visible apps. Without `intent` they are ordered by name; with it, by relevance to the intent: field-weighted ' +
+      'BM25 over names, descriptions, categories and what their functions say, with synonyms and typo corrections, ' +
+      'fused with the similarity of embeddings. Apps unrelated to the intent follow, by name; ties by name. ' +
+      '`limit` and `offset` page the result.',
   })
   @ApiOkResponse({ type: [AppBasic], description: 'One page of matching apps' })
   @ApiErrors([401], { validated: true })

@@ -24,8 +24,11 @@ export class FunctionsController {
   @ApiOperation({
     summary: 'Search functions',
     description:
-      'Visible functions of visible apps. Without `intent` they are ordered by name; with it, by relevance ' +
-      '(functions matching no word of the intent come last), ties by name. `limit` and `offset` page the result.',
+      'Visible functions of visible apps. Without `intent` they are ordered by name; with it, by relevance to the ' +
+      'intent: field-weighted BM25 over names, descriptions, tags and parameter names, with synonyms and typo ' +
+      "corrections, fused with the similarity of embeddings, and part of the relevance of the function's app " +
+      '("send an email" finds GMAIL__SEND_EMAIL). Functions unrelated to the intent follow, by name; ties by name. ' +
+      '`limit` and `offset` page the result.',
   })
   @ApiOkResponse({ type: [FunctionBasic], description: 'One page of matching functions' })
   @ApiErrors([401], { validated: true })
