@@ -9,10 +9,13 @@ COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim
+# --build-arg LOCAL_EMBEDDINGS=true keeps @huggingface/transformers (~470 MB) for EMBEDDINGS_PROVIDER=local.
+ARG LOCAL_EMBEDDINGS=false
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN if [ "$LOCAL_EMBEDDINGS" = true ]; then omit=""; else omit="--omit=optional"; fi \
+  && ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev $omit --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY src/catalog/starter ./src/catalog/starter
 VOLUME /data
