@@ -3,6 +3,7 @@ import type { OAuth2Credentials } from './credentials.js';
 import { ExecutionFailure } from './execution.errors.js';
 import type { AccountView } from './execution-cache.js';
 import { ExecutionRepository } from './execution.repository.js';
+import { normaliseTokenResponse, stringOf } from '../oauth2/token-response.js';
 import { formEncode, type SerializedRequest } from './rest-request.js';
 import { StoredSecrets } from './stored-secrets.js';
 import { UpstreamFailure, UpstreamHttp } from './upstream-http.js';
@@ -141,33 +142,35 @@ export class OAuth2Tokens {
       body: formEncode(form),
     };
     let status: number;
-    let payload: Record<string, unknown> | undefined;
+    let text: string;
     try {
       const answer = await this.http.exchange(request);
       status = answer.status;
-      payload = parseObject(answer.body.toString('utf8'));
+      text = answer.body.toString('utf8');
     } catch (error) {
       const reason = error instanceof UpstreamFailure ? error.message : 'the request failed';
       return { kind: 'failed', message: `Refreshing the OAuth 2.0 access token failed: ${reason}` };
     }
-    const tokens = client.responsePath ? dig(payload, client.responsePath) : payload;
-    const code = stringOf(payload?.error) ?? stringOf(tokens?.error);
+    const answer = normaliseTokenResponse(status, text, client.responsePath);
+    const code = stringOf(answer?.body.error);
     if (code && REVOKED_GRANT.has(code)) {
       return { kind: 'revoked' };
     }
+    // normaliseTokenResponse answers 200 with the tokens, or the error status with `{error}`.
+    const tokens = answer?.status === 200 && !code ? answer.body : undefined;
     const accessToken = stringOf(tokens?.access_token);
-    if (status >= 200 && status < 300 && accessToken && !code) {
-      const expiresIn = Number(tokens?.expires_in);
+    if (tokens && accessToken) {
+      const expiresIn = Number(tokens.expires_in);
       return {
         kind: 'tokens',
         credentials: {
           access_token: accessToken,
           // A rotated refresh token replaces the old one; otherwise the old one stays valid.
-          refresh_token: stringOf(tokens?.refresh_token) ?? stored.refresh_token,
+          refresh_token: stringOf(tokens.refresh_token) ?? stored.refresh_token,
           expires_at:
             Number.isFinite(expiresIn) && expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : undefined,
-          scope: stringOf(tokens?.scope) ?? stored.scope,
-          token_type: stringOf(tokens?.token_type) ?? stored.token_type,
+          scope: stringOf(tokens.scope) ?? stored.scope,
+          token_type: stringOf(tokens.token_type) ?? stored.token_type,
         },
       };
     }
@@ -181,27 +184,4 @@ export class OAuth2Tokens {
 
 function formComponent(text: string): string {
   return encodeURIComponent(text).replace(/%20/g, '+');
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    // Some providers answer form-encoded bodies.
-    const params = new URLSearchParams(text);
-    return params.has('access_token') || params.has('error') ? Object.fromEntries(params) : undefined;
-  }
-}
-
-function dig(value: Record<string, unknown> | undefined, path: string): Record<string, unknown> | undefined {
-  let node: unknown = value;
-  for (const key of path.split('.')) {
-    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  return node && typeof node === 'object' ? (node as Record<string, unknown>) : undefined;
-}
-
-function stringOf(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -70,6 +70,7 @@ function dig(value: Record<string, unknown>, path: string): Record<string, unkno
   return node && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>) : undefined;
 }
 
-function stringOf(value: unknown): string | undefined {
+/** A non-empty string, or undefined. */
+export function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -125,7 +125,8 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
       refresh_token: `new-rt-${issued}`,
       expires_at: expect.any(Number),
       scope: 'read',
-      token_type: 'Bearer',
+      // Normalised as at linking: RFC 6749 token types are case-insensitive.
+      token_type: 'bearer',
     });
     expect(credentials.expires_at).toBeGreaterThanOrEqual(now() + 3590);
 
