@@ -92,10 +92,78 @@ export interface QueryTerm {
   weight: number;
 }
 
-interface Postings {
-  docs: Int32Array;
-  /** Length-normalised, field-weighted term frequency per document. */
-  tf: Float32Array;
+/** The packed terms of a set of documents, by document id. */
+export interface TermSource {
+  readonly count: number;
+  terms(id: number): PackedTerms;
+}
+
+/** Ints per chunk of a `TermStore` (4 MB). */
+const TERM_CHUNK = 1 << 20;
+
+/**
+ * The packed terms of many documents in a few large arrays instead of one small array each: at 100k
+ * documents the per-array overhead (an ArrayBuffer, a view and a separate allocation apiece) would
+ * cost more than the terms. Append-only; `add` returns the handle `get` takes.
+ */
+export class TermStore {
+  private readonly chunks: Int32Array[] = [];
+  private used = TERM_CHUNK;
+
+  add(packed: ArrayLike<number>): number {
+    const size = packed.length + 1;
+    if (this.used + size > TERM_CHUNK) {
+      this.chunks.push(new Int32Array(Math.max(TERM_CHUNK, size)));
+      this.used = 0;
+    }
+    const chunk = this.chunks[this.chunks.length - 1];
+    const handle = (this.chunks.length - 1) * TERM_CHUNK + this.used;
+    chunk[this.used] = packed.length;
+    chunk.set(packed, this.used + 1);
+    this.used += size;
+    return handle;
+  }
+
+  /** The packed terms under `handle` (a view, not a copy). */
+  get(handle: number): PackedTerms {
+    const chunk = this.chunks[Math.floor(handle / TERM_CHUNK)];
+    const at = handle % TERM_CHUNK;
+    return chunk.subarray(at + 1, at + 1 + chunk[at]);
+  }
+
+  /** The documents whose terms are under `handles` (by document id). */
+  source(handles: Uint32Array): TermSource {
+    return new StoredTerms(this, handles);
+  }
+
+  /** Gives back the unused end of the last chunk (a document added after this starts a new chunk). */
+  seal(): void {
+    const last = this.chunks.length - 1;
+    if (last >= 0 && this.used < this.chunks[last].length) {
+      this.chunks[last] = this.chunks[last].slice(0, this.used);
+      this.used = TERM_CHUNK;
+    }
+  }
+}
+
+class StoredTerms implements TermSource {
+  constructor(
+    private readonly store: TermStore,
+    private readonly handles: Uint32Array,
+  ) {}
+
+  get count(): number {
+    return this.handles.length;
+  }
+
+  terms(id: number): PackedTerms {
+    return this.store.get(this.handles[id]);
+  }
+}
+
+/** A `TermSource` over packed-term arrays. */
+export function termSource(documents: readonly PackedTerms[]): TermSource {
+  return { count: documents.length, terms: (id) => documents[id] };
 }
 
 /**
@@ -103,62 +171,104 @@ interface Postings {
  * field and normalised by field length before one saturation, so a word in a short name counts
  * more than the same word deep in a long description, and repeating it in several fields does not
  * add up without bound. Built whole from the documents; rebuilt when the catalogue changes.
+ *
+ * The postings of all terms share two arrays (documents and weighted frequencies, by term then
+ * document id) delimited by per-term offsets; building counts first, then fills them, so nothing
+ * larger than one document is allocated on the way.
  */
 export class LexicalIndex {
-  private readonly postings: (Postings | undefined)[] = [];
+  /** Postings of term t: entries offsets[t] to offsets[t + 1] of `docs` and `tf`. */
+  private readonly offsets: Uint32Array;
+  private readonly docs: Int32Array;
+  /** Length-normalised, field-weighted term frequency per posting. */
+  private readonly tf: Float32Array;
   readonly size: number;
 
-  /** `fields` names the packed fields of the documents, in order. */
+  /** `fieldNames` names the packed fields of the documents, in order. */
   constructor(
-    documents: readonly PackedTerms[],
+    documents: TermSource,
     fieldNames: readonly string[],
     private readonly params: Bm25fParams,
   ) {
-    this.size = documents.length;
+    const count = documents.count;
+    this.size = count;
     const fields = fieldNames
-      .map((name, index) => ({ name, index }))
-      .filter((field) => (params.weights[field.name] ?? 0) > 0);
-    const avg: Record<string, number> = {};
-    for (const field of fields) {
-      let total = 0;
-      for (const doc of documents) {
-        total += doc[field.index];
+      .map((name, index) => ({
+        index,
+        weight: params.weights[name] ?? 0,
+        b: params.b[name] ?? 0.75,
+        total: 0,
+        avg: 1,
+      }))
+      .filter((field) => field.weight > 0);
+    let vocabulary = 0;
+    for (let id = 0; id < count; id++) {
+      const doc = documents.terms(id);
+      for (const field of fields) {
+        field.total += doc[field.index];
+        for (const term of fieldTerms(doc, fieldNames.length, field.index)) {
+          vocabulary = Math.max(vocabulary, term + 1);
+        }
       }
-      avg[field.name] = Math.max(total / Math.max(documents.length, 1), 1);
     }
-    const docs: number[][] = [];
-    const tfs: number[][] = [];
-    const weighted = new Map<number, number>();
-    documents.forEach((doc, id) => {
-      weighted.clear();
+    for (const field of fields) {
+      field.avg = Math.max(field.total / Math.max(count, 1), 1);
+    }
+    // Document frequencies: each term once per document.
+    const seen = new Int32Array(vocabulary).fill(-1);
+    const offsets = new Uint32Array(vocabulary + 1);
+    for (let id = 0; id < count; id++) {
+      const doc = documents.terms(id);
+      for (const field of fields) {
+        for (const term of fieldTerms(doc, fieldNames.length, field.index)) {
+          if (seen[term] !== id) {
+            seen[term] = id;
+            offsets[term + 1]++;
+          }
+        }
+      }
+    }
+    for (let term = 0; term < vocabulary; term++) {
+      offsets[term + 1] += offsets[term];
+    }
+    this.offsets = offsets;
+    this.docs = new Int32Array(offsets[vocabulary]);
+    this.tf = new Float32Array(offsets[vocabulary]);
+    const next = offsets.slice(0, vocabulary);
+    const weighted = new Float64Array(vocabulary);
+    const touched: number[] = [];
+    for (let id = 0; id < count; id++) {
+      const doc = documents.terms(id);
       for (const field of fields) {
         const terms = fieldTerms(doc, fieldNames.length, field.index);
         if (terms.length === 0) {
           continue;
         }
-        const b = params.b[field.name] ?? 0.75;
-        const norm = params.weights[field.name] / (1 - b + (b * terms.length) / avg[field.name]);
+        const norm = field.weight / (1 - field.b + (field.b * terms.length) / field.avg);
         for (const term of terms) {
-          weighted.set(term, (weighted.get(term) ?? 0) + norm);
+          if (weighted[term] === 0) {
+            touched.push(term);
+          }
+          weighted[term] += norm;
         }
       }
-      for (const [term, tf] of weighted) {
-        (docs[term] ??= []).push(id);
-        (tfs[term] ??= []).push(tf);
+      for (const term of touched) {
+        const at = next[term]++;
+        this.docs[at] = id;
+        this.tf[at] = weighted[term];
+        weighted[term] = 0;
       }
-    });
-    docs.forEach((list, term) => {
-      this.postings[term] = { docs: Int32Array.from(list), tf: Float32Array.from(tfs[term]) };
-    });
+      touched.length = 0;
+    }
   }
 
   /** Number of documents holding the term. */
   df(term: number): number {
-    return this.postings[term]?.docs.length ?? 0;
+    return term + 1 < this.offsets.length ? this.offsets[term + 1] - this.offsets[term] : 0;
   }
 
   has(term: number): boolean {
-    return this.postings[term] !== undefined;
+    return this.df(term) > 0;
   }
 
   idf(term: number): number {
@@ -173,14 +283,14 @@ export class LexicalIndex {
   score(query: readonly QueryTerm[], scores: Float32Array, allowed?: Uint8Array): number[] {
     const touched: number[] = [];
     const k1 = this.params.k1;
+    const { docs, tf } = this;
     for (const { term, weight } of query) {
-      const list = this.postings[term];
-      if (!list) {
+      if (!this.has(term)) {
         continue;
       }
       const idf = this.idf(term) * weight;
-      const { docs, tf } = list;
-      for (let i = 0; i < docs.length; i++) {
+      const end = this.offsets[term + 1];
+      for (let i = this.offsets[term]; i < end; i++) {
         const doc = docs[i];
         if (allowed && allowed[doc] === 0) {
           continue;

@@ -16,7 +16,7 @@ const fns = [
   { name: 'FILER__LIST_FOLDERS', app: files, description: 'Lists the folders', tags: ['files'] },
 ];
 
-const engine = new SearchEngine(
+const engine = SearchEngine.fromItems(
   [mail, files].map((app) => ({
     name: app.name,
     description: app.description,

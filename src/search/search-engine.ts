@@ -6,11 +6,13 @@ import {
   type PackedTerms,
   type QueryTerm,
   TermDictionary,
+  type TermSource,
+  termSource,
 } from './lexical-index.js';
 import { SEARCH_FIELDS } from './search-document.js';
 import { expandQuery, SpellingIndex } from './query-expansion.js';
 import { stems } from './text-analysis.js';
-import { type QuantizedVector, similarity, topByScore, VectorIndex } from './vector-index.js';
+import { EmbeddingTable, topByScore, VectorIndex } from './vector-index.js';
 import type { WordNet } from './wordnet.js';
 
 /**
@@ -22,25 +24,47 @@ import type { WordNet } from './wordnet.js';
 export const RANKING_MODES = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 export type RankingMode = (typeof RANKING_MODES)[number];
 
+/**
+ * A set of documents by id, one array per property: a 100k catalogue then costs a few large arrays
+ * instead of hundreds of thousands of small objects.
+ */
+export interface EngineDocuments {
+  /** Sorted (by UTF-16 code units), so that an id order is a name order. */
+  names: readonly string[];
+  descriptions: readonly string[];
+  /** 1: public and active (for a function: the function itself; its app is checked separately). */
+  visible: Uint8Array;
+  /** Term ids (of the engine's dictionary) of the search fields, packed in SEARCH_FIELDS order. */
+  terms: TermSource;
+  vectors: EmbeddingTable;
+}
+
+export interface EngineApps extends EngineDocuments {
+  categories: readonly (readonly string[])[];
+}
+
+export interface EngineFunctions extends EngineDocuments {
+  /** Id of each function's app in the apps' set; -1 when the app is missing. */
+  appIds: Int32Array;
+}
+
+/** One app as `SearchEngine.fromItems` takes it (small catalogues and tests). */
 export interface EngineApp {
   name: string;
   description: string;
   categories: string[];
-  /** Public and active. */
   visible: boolean;
-  /** Term ids (of the engine's dictionary) of the search fields, packed in SEARCH_FIELDS order. */
   terms: PackedTerms;
-  embedding?: QuantizedVector;
+  embedding?: Float32Array;
 }
 
 export interface EngineFunction {
   name: string;
   app_name: string;
   description: string;
-  /** The function itself is public and active (its app is checked separately). */
   visible: boolean;
   terms: PackedTerms;
-  embedding?: QuantizedVector;
+  embedding?: Float32Array;
 }
 
 export interface Hit {
@@ -139,6 +163,20 @@ function strongest(scores: Scores): Scores {
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+function columns<T extends { name: string; description: string; visible: boolean; terms: PackedTerms }>(
+  items: readonly (T & { embedding?: Float32Array })[],
+): EngineDocuments {
+  const vectors = new EmbeddingTable(items.length);
+  items.forEach((item, id) => item.embedding && vectors.set(id, item.embedding));
+  return {
+    names: items.map((item) => item.name),
+    descriptions: items.map((item) => item.description),
+    visible: Uint8Array.from(items, (item) => (item.visible ? 1 : 0)),
+    terms: termSource(items.map((item) => item.terms)),
+    vectors,
+  };
+}
+
 /**
  * The search index of one catalogue state, in memory: BM25F indexes of apps and functions, the
  * embeddings of the current model, and what filters need (visibility, apps, categories). Immutable:
@@ -146,11 +184,10 @@ const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1
  * search over 100k functions stays within a few milliseconds.
  */
 export class SearchEngine {
-  private readonly apps: EngineApp[];
-  private readonly functions: EngineFunction[];
   private readonly appIds = new Map<string, number>();
-  /** Function ids per app id. */
-  private readonly functionsOfApp: number[][];
+  /** Function ids of app a: entries appFunctionOffsets[a] to appFunctionOffsets[a + 1] of `appFunctions`. */
+  private readonly appFunctionOffsets: Int32Array;
+  private readonly appFunctions: Int32Array;
   private readonly functionApp: Int32Array;
   /** 1 for a function that is public and active in an app that is public and active. */
   private readonly visibleFunctions: Uint8Array;
@@ -158,46 +195,74 @@ export class SearchEngine {
   private readonly functionIndex: LexicalIndex;
   private plainIndexes?: { apps: LexicalIndex; functions: LexicalIndex };
   private spelling?: SpellingIndex;
-  private vectorIndexes?: { apps: VectorIndex; functions: VectorIndex; dimensions: number };
+  private vectorIndexes?: { apps: VectorIndex; functions: VectorIndex };
 
   constructor(
-    apps: EngineApp[],
-    functions: EngineFunction[],
+    private readonly apps: EngineApps,
+    private readonly functions: EngineFunctions,
     private readonly dictionary: TermDictionary,
     private readonly options: EngineOptions,
   ) {
-    this.apps = [...apps].sort(byName);
-    this.functions = [...functions].sort(byName);
-    this.apps.forEach((app, id) => this.appIds.set(app.name, id));
-    this.functionsOfApp = this.apps.map(() => []);
-    this.functionApp = new Int32Array(this.functions.length);
-    this.visibleFunctions = new Uint8Array(this.functions.length);
-    this.functions.forEach((fn, id) => {
-      const appId = this.appIds.get(fn.app_name) ?? -1;
-      this.functionApp[id] = appId;
+    apps.names.forEach((name, id) => this.appIds.set(name, id));
+    const appCount = apps.names.length;
+    const functionCount = functions.names.length;
+    this.functionApp = functions.appIds;
+    this.visibleFunctions = new Uint8Array(functionCount);
+    this.appFunctionOffsets = new Int32Array(appCount + 1);
+    for (let id = 0; id < functionCount; id++) {
+      const appId = this.functionApp[id];
       if (appId >= 0) {
-        this.functionsOfApp[appId].push(id);
-        this.visibleFunctions[id] = fn.visible && this.apps[appId].visible ? 1 : 0;
+        this.appFunctionOffsets[appId + 1]++;
+        this.visibleFunctions[id] = functions.visible[id] && apps.visible[appId] ? 1 : 0;
       }
-    });
-    this.appIndex = new LexicalIndex(
-      this.apps.map((app) => app.terms),
-      SEARCH_FIELDS,
-      options.appFields,
+    }
+    for (let appId = 0; appId < appCount; appId++) {
+      this.appFunctionOffsets[appId + 1] += this.appFunctionOffsets[appId];
+    }
+    this.appFunctions = new Int32Array(this.appFunctionOffsets[appCount]);
+    const next = this.appFunctionOffsets.slice(0, appCount);
+    for (let id = 0; id < functionCount; id++) {
+      const appId = this.functionApp[id];
+      if (appId >= 0) {
+        this.appFunctions[next[appId]++] = id;
+      }
+    }
+    this.appIndex = new LexicalIndex(apps.terms, SEARCH_FIELDS, options.appFields);
+    this.functionIndex = new LexicalIndex(functions.terms, SEARCH_FIELDS, options.functionFields);
+  }
+
+  /** An engine over items given one object each (sorted here). */
+  static fromItems(
+    apps: readonly EngineApp[],
+    functions: readonly EngineFunction[],
+    dictionary: TermDictionary,
+    options: EngineOptions,
+  ): SearchEngine {
+    const sortedApps = [...apps].sort(byName);
+    const sortedFunctions = [...functions].sort(byName);
+    const appIds = new Map(sortedApps.map((app, id) => [app.name, id]));
+    return new SearchEngine(
+      { ...columns(sortedApps), categories: sortedApps.map((app) => app.categories) },
+      {
+        ...columns(sortedFunctions),
+        appIds: Int32Array.from(sortedFunctions, (fn) => appIds.get(fn.app_name) ?? -1),
+      },
+      dictionary,
+      options,
     );
-    this.functionIndex = new LexicalIndex(
-      this.functions.map((fn) => fn.terms),
-      SEARCH_FIELDS,
-      options.functionFields,
-    );
+  }
+
+  /** Function ids of an app. */
+  private functionsOfApp(appId: number): Int32Array {
+    return this.appFunctions.subarray(this.appFunctionOffsets[appId], this.appFunctionOffsets[appId + 1]);
   }
 
   get functionCount(): number {
-    return this.functions.length;
+    return this.functions.names.length;
   }
 
   get appCount(): number {
-    return this.apps.length;
+    return this.apps.names.length;
   }
 
   /** True when the intent has at least one word that can be searched for (not only stop words or symbols). */
@@ -219,7 +284,7 @@ export class SearchEngine {
     if (!filter.appNames?.length && !filter.runnable) {
       return this.visibleFunctions.slice();
     }
-    const allowed = new Uint8Array(this.functions.length);
+    const allowed = new Uint8Array(this.functionCount);
     // Only the functions of the named (or configured) apps need a look.
     let appNames = filter.appNames?.length ? [...new Set(filter.appNames)] : [...(filter.runnable?.keys() ?? [])];
     if (filter.runnable && filter.appNames?.length) {
@@ -231,8 +296,8 @@ export class SearchEngine {
         continue;
       }
       const rule = filter.runnable?.get(appName);
-      for (const id of this.functionsOfApp[appId]) {
-        if (this.visibleFunctions[id] && (!rule || rule.all || rule.names.has(this.functions[id].name))) {
+      for (const id of this.functionsOfApp(appId)) {
+        if (this.visibleFunctions[id] && (!rule || rule.all || rule.names.has(this.functions.names[id]))) {
           allowed[id] = 1;
         }
       }
@@ -241,17 +306,17 @@ export class SearchEngine {
   }
 
   private allowedApps(filter: AppFilter): Uint8Array {
-    const allowed = new Uint8Array(this.apps.length);
+    const allowed = new Uint8Array(this.appCount);
     const categories = filter.categories?.length ? new Set(filter.categories) : undefined;
-    this.apps.forEach((app, id) => {
-      if (!app.visible || (filter.configured && !filter.configured.has(app.name))) {
-        return;
+    for (let id = 0; id < this.appCount; id++) {
+      if (!this.apps.visible[id] || (filter.configured && !filter.configured.has(this.apps.names[id]))) {
+        continue;
       }
-      if (categories && !app.categories.some((category) => categories.has(category))) {
-        return;
+      if (categories && !this.apps.categories[id].some((category) => categories.has(category))) {
+        continue;
       }
       allowed[id] = 1;
-    });
+    }
     return allowed;
   }
 
@@ -279,26 +344,25 @@ export class SearchEngine {
 
   private plain(): { apps: LexicalIndex; functions: LexicalIndex } {
     const fields = ['name', 'app', 'tags', 'description'].map((field) => SEARCH_FIELDS.indexOf(field as never));
-    const all = (terms: PackedTerms) =>
-      packIds([Int32Array.from(fields.flatMap((field) => [...fieldTerms(terms, SEARCH_FIELDS.length, field)]))]);
+    const all = (source: TermSource) =>
+      termSource(
+        Array.from({ length: source.count }, (_, id) => {
+          const terms = source.terms(id);
+          return packIds([
+            Int32Array.from(fields.flatMap((field) => [...fieldTerms(terms, SEARCH_FIELDS.length, field)])),
+          ]);
+        }),
+      );
     this.plainIndexes ??= {
-      apps: new LexicalIndex(
-        this.apps.map((app) => all(app.terms)),
-        ['all'],
-        PLAIN_BM25,
-      ),
-      functions: new LexicalIndex(
-        this.functions.map((fn) => all(fn.terms)),
-        ['all'],
-        PLAIN_BM25,
-      ),
+      apps: new LexicalIndex(all(this.apps.terms), ['all'], PLAIN_BM25),
+      functions: new LexicalIndex(all(this.functions.terms), ['all'], PLAIN_BM25),
     };
     return this.plainIndexes;
   }
 
   /** Relevance per function id (0: unrelated), for the allowed ones. */
   private scoreFunctions(request: RankRequest, allowed: Uint8Array): Scores {
-    const n = this.functions.length;
+    const n = this.functionCount;
     if (request.mode === 'bm25') {
       const values = new Float32Array(n);
       const ids = this.plain().functions.score(this.query(request.intent, true), values, allowed);
@@ -309,7 +373,7 @@ export class SearchEngine {
       const terms = this.query(request.intent, false);
       const values = new Float32Array(n);
       const ids = this.functionIndex.score(terms, values, allowed);
-      const appScores = new Float32Array(this.apps.length);
+      const appScores = new Float32Array(this.appCount);
       const matchedApps = this.appIndex.score(terms, appScores);
       let bestApp = 0;
       for (const appId of matchedApps) {
@@ -321,7 +385,7 @@ export class SearchEngine {
           continue;
         }
         const share = this.options.appContext * appScores[appId];
-        for (const id of this.functionsOfApp[appId]) {
+        for (const id of this.functionsOfApp(appId)) {
           if (allowed[id]) {
             if (values[id] === 0) {
               ids.push(id);
@@ -340,7 +404,7 @@ export class SearchEngine {
   }
 
   private scoreApps(request: RankRequest, allowed: Uint8Array): Scores {
-    const n = this.apps.length;
+    const n = this.appCount;
     if (request.mode === 'bm25') {
       const values = new Float32Array(n);
       const ids = this.plain().apps.score(this.query(request.intent, true), values, allowed);
@@ -371,8 +435,8 @@ export class SearchEngine {
     if (!vector) {
       return out;
     }
-    const allowedFunctions = new Uint8Array(this.functions.length);
-    for (let id = 0; id < this.functions.length; id++) {
+    const allowedFunctions = new Uint8Array(this.functionCount);
+    for (let id = 0; id < this.functionCount; id++) {
       const appId = this.functionApp[id];
       if (appId >= 0 && allowedApps[appId]) {
         allowedFunctions[id] = 1;
@@ -386,13 +450,13 @@ export class SearchEngine {
     };
     for (const [id, value] of this.exactSimilarities(
       this.vectorCandidates('apps', vector, allowedApps, lexical),
-      this.apps,
+      this.apps.vectors,
       vector,
     )) {
       consider(id, value);
     }
     const functionIds = this.vectorCandidates('functions', vector, allowedFunctions);
-    for (const [id, value] of this.exactSimilarities(functionIds, this.functions, vector)) {
+    for (const [id, value] of this.exactSimilarities(functionIds, this.functions.vectors, vector)) {
       consider(this.functionApp[id], value);
     }
     const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, this.options.vectorCandidates);
@@ -428,7 +492,7 @@ export class SearchEngine {
       }
       return all;
     }
-    const chosen = new Set(this.vectors(vector.length)[kind].candidates(vector, allowed, APPROXIMATE_CANDIDATES));
+    const chosen = new Set(this.vectors()[kind].candidates(vector, allowed, APPROXIMATE_CANDIDATES));
     if (lexical) {
       for (const id of topByScore(lexical.ids, lexical.values, APPROXIMATE_CANDIDATES)) {
         chosen.add(id);
@@ -437,34 +501,23 @@ export class SearchEngine {
     return [...chosen];
   }
 
-  private vectors(dimensions: number): { apps: VectorIndex; functions: VectorIndex; dimensions: number } {
-    if (this.vectorIndexes?.dimensions !== dimensions) {
-      this.vectorIndexes = {
-        dimensions,
-        apps: new VectorIndex(
-          this.apps.map((app) => app.embedding),
-          dimensions,
-        ),
-        functions: new VectorIndex(
-          this.functions.map((fn) => fn.embedding),
-          dimensions,
-        ),
-      };
-    }
+  private vectors(): { apps: VectorIndex; functions: VectorIndex } {
+    this.vectorIndexes ??= {
+      apps: new VectorIndex(this.apps.vectors),
+      functions: new VectorIndex(this.functions.vectors),
+    };
     return this.vectorIndexes;
   }
 
   /** Exact cosine similarity (vectors are unit length) of the candidates that have an embedding of the query's size. */
-  private exactSimilarities(
-    candidates: number[],
-    docs: readonly { embedding?: QuantizedVector }[],
-    vector: Float32Array,
-  ): [number, number][] {
+  private exactSimilarities(candidates: number[], vectors: EmbeddingTable, vector: Float32Array): [number, number][] {
     const out: [number, number][] = [];
+    if (vectors.dimensions !== vector.length) {
+      return out;
+    }
     for (const id of candidates) {
-      const embedding = docs[id].embedding;
-      if (embedding && embedding.values.length === vector.length) {
-        out.push([id, similarity(embedding, vector)]);
+      if (vectors.has(id)) {
+        out.push([id, vectors.similarity(id, vector)]);
       }
     }
     return out;
@@ -473,13 +526,13 @@ export class SearchEngine {
   /** The `vectorCandidates` most similar candidates at or above the similarity floor. */
   private similarities(
     candidates: number[],
-    docs: readonly { embedding?: QuantizedVector }[],
+    docs: EngineDocuments,
     vector: Float32Array | undefined,
   ): Map<number, number> {
     if (!vector) {
       return new Map();
     }
-    const scored = this.exactSimilarities(candidates, docs, vector).filter(
+    const scored = this.exactSimilarities(candidates, docs.vectors, vector).filter(
       ([, value]) => value >= this.options.minSimilarity,
     );
     scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
@@ -528,19 +581,14 @@ export class SearchEngine {
    * One page of the allowed documents: those with a positive score by score, ties by name; then the
    * others by name. The order is total and independent of the page, so pages never overlap.
    */
-  private page<T extends { name: string; description: string }>(
-    docs: readonly T[],
-    allowed: Uint8Array,
-    scores: Scores,
-    request: RankRequest,
-  ): Hit[] {
+  private page(docs: EngineDocuments, allowed: Uint8Array, scores: Scores, request: RankRequest): Hit[] {
     const end = request.offset + request.limit;
     // Documents are stored by name, so an id order is a name order.
     const positive = scores.ids.filter((id) => allowed[id] && scores.values[id] > 0);
     const ids = topByScore(positive, scores.values, end).slice(request.offset);
     if (ids.length < request.limit) {
       let skip = Math.max(request.offset - positive.length, 0);
-      for (let id = 0; id < docs.length && ids.length < request.limit; id++) {
+      for (let id = 0; id < docs.names.length && ids.length < request.limit; id++) {
         if (allowed[id] && !(scores.values[id] > 0)) {
           if (skip > 0) {
             skip--;
@@ -550,6 +598,6 @@ export class SearchEngine {
         }
       }
     }
-    return ids.map((id) => ({ name: docs[id].name, description: docs[id].description }));
+    return ids.map((id) => ({ name: docs.names[id], description: docs.descriptions[id] }));
   }
 }

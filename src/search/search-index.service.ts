@@ -11,17 +11,16 @@ import {
   type SearchDocument,
   SEARCH_FIELDS,
 } from './search-document.js';
-import { type PackedTerms, TermDictionary } from './lexical-index.js';
-import { quantize, type QuantizedVector } from './vector-index.js';
+import { TermDictionary, TermStore } from './lexical-index.js';
+import { EmbeddingTable } from './vector-index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
+  type EngineDocuments,
   SearchEngine,
-  type EngineApp,
-  type EngineFunction,
   type Hit,
   type RankRequest,
 } from './search-engine.js';
-import { type ItemKey, itemKey, SearchRepository, type StoredDocument } from './search.repository.js';
+import { type ItemKey, type ListedDocument, SearchRepository } from './search.repository.js';
 import { WORDNET } from './wordnet.provider.js';
 import type { WordNet } from './wordnet.js';
 
@@ -43,13 +42,17 @@ export interface AppSearchRequest {
   offset: number;
 }
 
-/** A document as the in-memory index holds it: term ids and an 8-bit vector, not the text. */
-interface MemoryDocument {
-  description: string;
-  text_hash: string;
-  terms: PackedTerms;
-  embedding?: QuantizedVector;
+/**
+ * The documents of one kind as the in-memory index holds them (term ids and 8-bit vectors, not the
+ * text), with the text hash they were analysed from: a reload reuses those whose hash is unchanged.
+ */
+interface LoadedDocuments extends EngineDocuments {
+  /** SHA-256 text hashes, 32 bytes per document. */
+  hashes: Buffer;
 }
+
+/** The text hashes are hex SHA-256. */
+const HASH_BYTES = 32;
 
 /** Items whose documents are rebuilt per round when the catalogue changed. */
 const REBUILD_BATCH = 2000;
@@ -71,7 +74,7 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('Search');
   private engine?: SearchEngine;
   private engineVersion?: number;
-  private memory = new Map<string, MemoryDocument>();
+  private loaded?: { apps: LoadedDocuments; functions: LoadedDocuments };
   private readonly dictionary = new TermDictionary();
   /** The refresh under way, and the one waiting to start after it. */
   private running?: Promise<void>;
@@ -184,7 +187,15 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     }
     // A refresh already running may have started before the write this search must see: then one
     // more is needed. A refresh records the version it read first, so this ends after two at most.
+    // One running with nothing queued after it is awaited first: it may well be recent enough (at
+    // start, the first load), and loading a large catalogue twice in a row costs seconds.
     while (!this.engine || (this.engineVersion ?? -1) < version) {
+      if (this.running && !this.queued) {
+        await this.running.catch(() => undefined);
+        if (this.engine && (this.engineVersion ?? -1) >= version) {
+          break;
+        }
+      }
       await this.refresh();
     }
     return this.engine;
@@ -308,56 +319,125 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** Updates the in-memory documents that differ from the stored ones, then builds a new engine. */
+  /**
+   * Builds a new engine from the stored index: documents whose text hash is unchanged are taken from
+   * the engine in use, the others are read and analysed. Everything is read a page at a time into
+   * arrays sized up front, so that loading a large catalogue leaves little garbage behind.
+   */
   private async loadEngine(): Promise<void> {
-    const hashes = await this.repository.documentHashes();
-    for (const key of [...this.memory.keys()]) {
-      if (!hashes.has(key)) {
-        this.memory.delete(key);
-      }
-    }
-    const changed = [...hashes]
-      .filter(([key, hash]) => this.memory.get(key)?.text_hash !== hash)
-      .map(([key]) => parseKey(key));
-    await this.repository.eachDocument(changed, (stored) => this.memory.set(itemKey(stored), this.toMemory(stored)));
-    // Vectors of the documents that have none: all on the first load, else the changed ones.
-    const needVectors = [...this.memory.entries()].filter(([, doc]) => !doc.embedding).map(([key]) => parseKey(key));
-    await this.repository.eachEmbedding(this.provider.model, needVectors, (row) => {
-      const doc = this.memory.get(itemKey(row));
-      if (doc && doc.text_hash === row.text_hash) {
-        doc.embedding = quantize(row.embedding);
-      }
-    });
-    const [appFacts, functionFacts] = await Promise.all([this.repository.appFacts(), this.repository.functionFacts()]);
-    const apps: EngineApp[] = [];
-    for (const fact of appFacts) {
-      const doc = this.memory.get(`app:${fact.name}`);
-      if (doc) {
-        apps.push({ ...fact, description: doc.description, terms: doc.terms, embedding: doc.embedding });
-      }
-    }
-    const functions: EngineFunction[] = [];
-    for (const fact of functionFacts) {
-      const doc = this.memory.get(`function:${fact.name}`);
-      if (doc) {
-        functions.push({ ...fact, description: doc.description, terms: doc.terms, embedding: doc.embedding });
-      }
-    }
-    this.engine = new SearchEngine(apps, functions, this.dictionary, {
-      ...DEFAULT_ENGINE_OPTIONS,
-      minSimilarity: this.provider.minSimilarity,
-      wordnet: this.wordnet ?? undefined,
-    });
+    const listedApps: { categories: string[][] } = { categories: [] };
+    const apps = await this.loadDocuments('app', this.loaded?.apps, (visit) =>
+      this.repository.eachListedApp((row) => {
+        visit(row);
+        listedApps.categories.push(row.categories);
+      }),
+    );
+    const appIds = new Map(apps.documents.names.map((name, id) => [name, id]));
+    const functionApps: number[] = [];
+    const functions = await this.loadDocuments('function', this.loaded?.functions, (visit) =>
+      this.repository.eachListedFunction((row) => {
+        visit(row);
+        functionApps.push(appIds.get(row.app_name) ?? -1);
+      }),
+    );
+    this.engine = new SearchEngine(
+      { ...apps.documents, categories: Array.from(apps.order, (at) => listedApps.categories[at]) },
+      { ...functions.documents, appIds: Int32Array.from(functions.order, (at) => functionApps[at]) },
+      this.dictionary,
+      { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: this.provider.minSimilarity, wordnet: this.wordnet ?? undefined },
+    );
+    this.loaded = { apps: apps.documents, functions: functions.documents };
   }
 
-  private toMemory(stored: StoredDocument): MemoryDocument {
-    const analysed = analyseFields(stored.fields);
-    const terms = this.dictionary.pack(SEARCH_FIELDS.map((field) => analysed[field]));
-    return { description: stored.fields.description, text_hash: stored.text_hash, terms };
+  /**
+   * The documents of one kind, sorted by name. `list` visits every stored document (with the facts
+   * the caller collects alongside, in listing order); `order` maps each id to its listing position.
+   */
+  private async loadDocuments(
+    kind: 'app' | 'function',
+    previous: LoadedDocuments | undefined,
+    list: (visit: (row: ListedDocument) => void) => Promise<void>,
+  ): Promise<{ documents: LoadedDocuments; order: Int32Array }> {
+    const listed: { name: string; hash: string; visible: boolean }[] = [];
+    await list((row) => listed.push({ name: row.name, hash: row.text_hash, visible: row.visible }));
+    // The database's collation may order names differently from the engine (UTF-16 code units).
+    const order = Int32Array.from(listed.keys());
+    order.sort((a, b) => (listed[a].name < listed[b].name ? -1 : listed[a].name > listed[b].name ? 1 : 0));
+    const count = order.length;
+    const names = Array.from(order, (at) => listed[at].name);
+    const hashes = Buffer.alloc(count * HASH_BYTES);
+    const visible = new Uint8Array(count);
+    const descriptions: string[] = new Array<string>(count).fill('');
+    const store = new TermStore();
+    const empty = store.add(new Int32Array(SEARCH_FIELDS.length));
+    const handles = new Uint32Array(count).fill(empty);
+    const vectors = new EmbeddingTable(count);
+    const unchanged = new Uint8Array(count);
+    order.forEach((at, id) => {
+      hashes.write(listed[at].hash, id * HASH_BYTES, 'hex');
+      visible[id] = listed[at].visible ? 1 : 0;
+      const before = previous ? findName(previous.names, names[id]) : -1;
+      if (
+        previous &&
+        before >= 0 &&
+        previous.hashes.compare(
+          hashes,
+          id * HASH_BYTES,
+          (id + 1) * HASH_BYTES,
+          before * HASH_BYTES,
+          (before + 1) * HASH_BYTES,
+        ) === 0
+      ) {
+        unchanged[id] = 1;
+        descriptions[id] = previous.descriptions[before];
+        handles[id] = store.add(previous.terms.terms(before));
+        vectors.copy(id, previous.vectors, before);
+      }
+    });
+    listed.length = 0;
+    const changed = names.filter((_, id) => !unchanged[id]);
+    await this.repository.eachDocumentText(kind, changed.length === count ? 'all' : changed, (doc) => {
+      const id = findName(names, doc.name);
+      if (id < 0) {
+        return;
+      }
+      const analysed = analyseFields(doc.fields);
+      handles[id] = store.add(this.dictionary.pack(SEARCH_FIELDS.map((field) => analysed[field])));
+      descriptions[id] = doc.description;
+      // The text may have changed since the listing: the hash is that of the text analysed.
+      hashes.write(doc.text_hash, id * HASH_BYTES, 'hex');
+    });
+    store.seal();
+    // Vectors of the documents that have none: all on the first load, else the changed ones.
+    const needVectors = names.filter((_, id) => !vectors.has(id));
+    if (needVectors.length > 0) {
+      await this.repository.eachEmbedding(
+        this.provider.model,
+        kind,
+        needVectors.length === count ? 'all' : needVectors,
+        (row) => {
+          const id = findName(names, row.name);
+          if (id >= 0 && hashes.toString('hex', id * HASH_BYTES, (id + 1) * HASH_BYTES) === row.text_hash) {
+            vectors.set(id, row.embedding);
+          }
+        },
+      );
+    }
+    return { documents: { names, descriptions, visible, terms: store.source(handles), vectors, hashes }, order };
   }
 }
 
-function parseKey(key: string): ItemKey {
-  const cut = key.indexOf(':');
-  return { kind: key.slice(0, cut) as ItemKey['kind'], name: key.slice(cut + 1) };
+/** Id of `name` in a sorted list, or -1. */
+function findName(names: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (names[mid] < name) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < names.length && names[lo] === name ? lo : -1;
 }

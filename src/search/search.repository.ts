@@ -15,6 +15,13 @@ import { SEARCH_FIELDS, TSVECTOR_WEIGHT } from './search-document.js';
 const CHUNK = 400;
 /** Rows per read of a large table. */
 const READ_PAGE = 2000;
+/**
+ * Rows per page of the scans that load the in-memory index, by row size: a page is all that is held
+ * at once (on the embedded database, also what its WebAssembly memory has to grow to).
+ */
+const LIST_PAGE = 5000;
+const TEXT_PAGE = 500;
+const EMBEDDING_PAGE = 2000;
 
 export interface ItemKey {
   kind: SearchKind;
@@ -28,27 +35,35 @@ export interface StaleMark {
   seq: string;
 }
 
-export interface StoredDocument extends ItemKey {
-  app_name: string;
-  fields: Record<SearchField, string>;
-  text_hash: string;
-}
-
-export interface StoredEmbedding extends ItemKey {
-  text_hash: string;
-  embedding: Float32Array;
-}
-
-export interface AppFacts {
+/** What the in-memory index needs of a stored document, without its text. */
+export interface ListedDocument {
   name: string;
+  text_hash: string;
+  /** Public and active. */
+  visible: boolean;
+}
+
+export interface ListedApp extends ListedDocument {
   categories: string[];
-  visible: boolean;
 }
 
-export interface FunctionFacts {
-  name: string;
+export interface ListedFunction extends ListedDocument {
   app_name: string;
-  visible: boolean;
+}
+
+export interface StoredDocument {
+  name: string;
+  fields: Record<SearchField, string>;
+  /** The description field, as its own string (not a part of the fields' JSON, which it would keep alive). */
+  description: string;
+  text_hash: string;
+}
+
+export interface StoredEmbedding {
+  name: string;
+  text_hash: string;
+  /** Valid only during the visit: the array is reused for the next row. */
+  embedding: Float32Array;
 }
 
 /** The search index tables, and the catalogue facts the in-memory index needs. */
@@ -219,57 +234,110 @@ export class SearchRepository {
     }
   }
 
-  /** The text hash of every document, to tell which ones an in-memory index holds in an old version. */
-  async documentHashes(): Promise<Map<string, string>> {
-    const rows: (ItemKey & { text_hash: string })[] = await this.dataSource.query(
-      `SELECT kind, name, text_hash FROM search_documents`,
+  /** Every app document with what filters need of the app, page by page in name order. */
+  eachListedApp(visit: (row: ListedApp) => void): Promise<void> {
+    return this.scan(
+      `SELECT d.name, d.text_hash, a.categories, (a.visibility = 'public' AND a.active) AS visible
+         FROM search_documents d JOIN apps a ON a.name = d.name
+        WHERE d.kind = 'app' AND d.name > $1 ORDER BY d.name LIMIT $2`,
+      [],
+      LIST_PAGE,
+      visit,
     );
-    return new Map(rows.map((row) => [itemKey(row), row.text_hash]));
   }
 
-  /** The given documents, handed to `visit` one page at a time so that a large catalogue is never held whole. */
-  async eachDocument(keys: ItemKey[], visit: (doc: StoredDocument) => void): Promise<void> {
-    for (const kind of ['app', 'function'] as const) {
-      const names = keys.filter((key) => key.kind === kind).map((key) => key.name);
-      for (let i = 0; i < names.length; i += READ_PAGE) {
-        const page: StoredDocument[] = await this.dataSource.query(
-          `SELECT kind, name, app_name, fields, text_hash FROM search_documents WHERE kind = $1 AND name = ANY($2::text[])`,
-          [kind, names.slice(i, i + READ_PAGE)],
-        );
-        page.forEach(visit);
-      }
+  eachListedFunction(visit: (row: ListedFunction) => void): Promise<void> {
+    return this.scan(
+      `SELECT d.name, d.text_hash, f.app_name, (f.visibility = 'public' AND f.active) AS visible
+         FROM search_documents d JOIN functions f ON f.name = d.name
+        WHERE d.kind = 'function' AND d.name > $1 ORDER BY d.name LIMIT $2`,
+      [],
+      LIST_PAGE,
+      visit,
+    );
+  }
+
+  /** The text of the given documents of one kind (or all of them), a page at a time. */
+  async eachDocumentText(
+    kind: SearchKind,
+    names: readonly string[] | 'all',
+    visit: (doc: StoredDocument) => void,
+  ): Promise<void> {
+    const columns = `name, text_hash, fields, fields->>'description' AS description`;
+    if (names === 'all') {
+      return this.scan(
+        `SELECT ${columns} FROM search_documents WHERE kind = $1 AND name > $2 ORDER BY name LIMIT $3`,
+        [kind],
+        TEXT_PAGE,
+        visit,
+      );
+    }
+    for (let i = 0; i < names.length; i += TEXT_PAGE) {
+      const page: StoredDocument[] = await this.dataSource.query(
+        `SELECT ${columns} FROM search_documents WHERE kind = $1 AND name = ANY($2::text[])`,
+        [kind, names.slice(i, i + TEXT_PAGE)],
+      );
+      page.forEach(visit);
     }
   }
 
   /**
-   * Embeddings by `model` of the given documents that match their current text (a stale one is
-   * never used), page by page, read in pgvector's binary form: decoding bytes is much cheaper than
-   * parsing decimal text.
+   * Embeddings by `model` of the given documents of one kind (or all of them) that match their
+   * current text (a stale one is never used), page by page, read in pgvector's binary form:
+   * decoding bytes is much cheaper than parsing decimal text.
    */
-  async eachEmbedding(model: string, keys: ItemKey[], visit: (row: StoredEmbedding) => void): Promise<void> {
-    for (const kind of ['app', 'function'] as const) {
-      const names = keys.filter((key) => key.kind === kind).map((key) => key.name);
-      for (let i = 0; i < names.length; i += READ_PAGE) {
-        const page: (ItemKey & { text_hash: string; bytes: Buffer })[] = await this.dataSource.query(
-          `SELECT e.kind, e.name, e.text_hash, vector_send(e.embedding) AS bytes
-             FROM search_embeddings e JOIN search_documents d ON d.kind = e.kind AND d.name = e.name
-            WHERE e.model = $1 AND e.text_hash = d.text_hash AND e.kind = $2 AND e.name = ANY($3::text[])`,
-          [model, kind, names.slice(i, i + READ_PAGE)],
-        );
-        for (const row of page) {
-          visit({ kind: row.kind, name: row.name, text_hash: row.text_hash, embedding: decodeVector(row.bytes) });
-        }
+  async eachEmbedding(
+    model: string,
+    kind: SearchKind,
+    names: readonly string[] | 'all',
+    visit: (row: StoredEmbedding) => void,
+  ): Promise<void> {
+    let scratch = new Float32Array(0);
+    // pgvector's binary form: int16 dimensions, int16 unused, then big-endian float4 values.
+    const decode = (row: { name: string; text_hash: string; bytes: Buffer }) => {
+      const dimensions = row.bytes.readInt16BE(0);
+      if (scratch.length !== dimensions) {
+        scratch = new Float32Array(dimensions);
       }
+      for (let i = 0; i < dimensions; i++) {
+        scratch[i] = row.bytes.readFloatBE(4 + 4 * i);
+      }
+      visit({ name: row.name, text_hash: row.text_hash, embedding: scratch });
+    };
+    const query = `SELECT e.name, e.text_hash, vector_send(e.embedding) AS bytes
+                     FROM search_embeddings e JOIN search_documents d ON d.kind = e.kind AND d.name = e.name
+                    WHERE e.model = $1 AND e.kind = $2 AND e.text_hash = d.text_hash`;
+    if (names === 'all') {
+      return this.scan(`${query} AND e.name > $3 ORDER BY e.name LIMIT $4`, [model, kind], EMBEDDING_PAGE, decode);
+    }
+    for (let i = 0; i < names.length; i += EMBEDDING_PAGE) {
+      const page: { name: string; text_hash: string; bytes: Buffer }[] = await this.dataSource.query(
+        `${query} AND e.name = ANY($3::text[])`,
+        [model, kind, names.slice(i, i + EMBEDDING_PAGE)],
+      );
+      page.forEach(decode);
     }
   }
 
-  /** What filters need of every app: categories, and whether it is public and active. */
-  appFacts(): Promise<AppFacts[]> {
-    return this.dataSource.query(`SELECT name, categories, (visibility = 'public' AND active) AS visible FROM apps`);
-  }
-
-  functionFacts(): Promise<FunctionFacts[]> {
-    return this.dataSource.query(`SELECT name, app_name, (visibility = 'public' AND active) AS visible FROM functions`);
+  /**
+   * Keyset pagination: `query` takes `params`, then the last name of the previous page and the page
+   * size as its last two parameters, and orders by name. Only one page is ever held.
+   */
+  private async scan<T extends { name: string }>(
+    query: string,
+    params: unknown[],
+    pageSize: number,
+    visit: (row: T) => void,
+  ): Promise<void> {
+    let after = '';
+    for (;;) {
+      const page: T[] = await this.dataSource.query(query, [...params, after, pageSize]);
+      page.forEach(visit);
+      if (page.length < pageSize) {
+        return;
+      }
+      after = page[page.length - 1].name;
+    }
   }
 
   /** The apps a project has configured (enabled or not). */
@@ -295,24 +363,10 @@ export class SearchRepository {
   }
 }
 
-export function itemKey(item: ItemKey): string {
-  return `${item.kind}:${item.name}`;
-}
-
 function vectorLiteral(vector: Float32Array): string {
   let out = '[';
   for (let i = 0; i < vector.length; i++) {
     out += (i ? ',' : '') + vector[i].toPrecision(7);
   }
   return `${out}]`;
-}
-
-/** pgvector's binary form: int16 dimensions, int16 unused, then big-endian float4 values. */
-function decodeVector(bytes: Buffer): Float32Array {
-  const dimensions = bytes.readInt16BE(0);
-  const out = new Float32Array(dimensions);
-  for (let i = 0; i < dimensions; i++) {
-    out[i] = bytes.readFloatBE(4 + 4 * i);
-  }
-  return out;
 }

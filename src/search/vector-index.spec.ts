@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quantize, similarity, topByScore, VectorIndex } from './vector-index.js';
+import { EmbeddingTable, topByScore, VectorIndex } from './vector-index.js';
 
 /** A deterministic pseudo-random sequence (tests must not depend on Math.random). */
 function sequence(seed: number): () => number {
@@ -33,15 +33,29 @@ describe('topByScore', () => {
   });
 });
 
-describe('quantize', () => {
+describe('EmbeddingTable', () => {
   it('keeps cosine similarity within a small error', () => {
     const random = sequence(3);
+    const table = new EmbeddingTable(20);
     for (let trial = 0; trial < 20; trial++) {
       const a = unit(Array.from({ length: 64 }, () => random() - 0.5));
       const b = unit(Array.from({ length: 64 }, () => random() - 0.5));
       const exact = a.reduce((sum, value, i) => sum + value * b[i], 0);
-      expect(Math.abs(similarity(quantize(a), b) - exact)).toBeLessThan(0.02);
+      table.set(trial, a);
+      expect(Math.abs(table.similarity(trial, b) - exact)).toBeLessThan(0.02);
     }
+  });
+
+  it('keeps vectors of its dimensions only, and copies them between tables', () => {
+    const table = new EmbeddingTable(3);
+    table.set(0, unit([1, 2, 3, 4]));
+    table.set(1, unit([1, 2]));
+    const copy = new EmbeddingTable(2);
+    copy.copy(1, table, 0);
+    copy.copy(0, table, 1);
+    expect([table.has(0), table.has(1), table.has(2)]).toEqual([true, false, false]);
+    expect([copy.has(0), copy.has(1)]).toEqual([false, true]);
+    expect(copy.similarity(1, unit([1, 2, 3, 4]))).toBeCloseTo(1, 2);
   });
 });
 
@@ -49,7 +63,9 @@ describe('VectorIndex', () => {
   it('finds the most similar allowed documents among its candidates', () => {
     const random = sequence(11);
     const vectors = Array.from({ length: 2000 }, () => unit(Array.from({ length: 64 }, () => random() - 0.5)));
-    const index = new VectorIndex(vectors.map(quantize), 64);
+    const table = new EmbeddingTable(vectors.length);
+    vectors.forEach((vector, id) => table.set(id, vector));
+    const index = new VectorIndex(table);
     const allowed = new Uint8Array(vectors.length).fill(1);
     allowed[42] = 0;
 
