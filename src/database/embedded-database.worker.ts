@@ -32,11 +32,19 @@ if (!port) {
 }
 const post = (message: EmbeddedWorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
+/**
+ * PostgreSQL's buffer cache. PGlite's WebAssembly memory grows to hold it and never shrinks, so the
+ * default 128 MB would stay in the service's RSS; the files under it are in the OS page cache anyway
+ * (or in memory, for `memory://`), and one embedded user needs little of its own.
+ */
+const SHARED_BUFFERS = '16MB';
+
 const options = workerData as EmbeddedWorkerData;
 try {
   const db = await PGlite.create({
     dataDir: options.pgData,
     extensions: { vector },
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     loadDataDir: options.loadDataDir ? new Blob([options.loadDataDir]) : undefined,
   });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: options.maxConnections });
