@@ -28,7 +28,7 @@ export class ExecutionLogWriter implements OnModuleDestroy {
   ) {}
 
   /** Queues one execution; its id is given here, time-ordered. */
-  record(execution: Omit<ExecutionEntity, 'id' | 'project'>): void {
+  record(execution: Omit<ExecutionEntity, 'id'>): void {
     if (this.pending.length >= MAX_PENDING) {
       this.dropped += 1;
       return;
@@ -66,7 +66,7 @@ export class ExecutionLogWriter implements OnModuleDestroy {
       try {
         await this.repository.insertExecutions(batch);
       } catch {
-        // One bad row (e.g. of a project deleted meanwhile) must not lose the others.
+        // A row the database refuses must not lose the others.
         await this.writeOneByOne(batch);
       }
     }

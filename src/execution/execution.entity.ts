@@ -1,22 +1,22 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * One function execution, kept so that operators can answer "what did this agent do". Inputs and
  * credentials are never stored; `error` is the failure message already returned to the caller.
+ * Keyed by (project, start time, id), the order it is listed in; no foreign key: a row costs one
+ * index update to write (see the ExecutionLogKey migration).
  */
 @Entity('executions')
-@Index(['project_id', 'created_at'])
 export class ExecutionEntity {
   @PrimaryColumn('uuid')
-  id: string;
-
-  @Column('uuid')
   project_id: string;
 
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
+  /** When the execution started, set by the service (rows are written in batches, later). */
+  @PrimaryColumn('timestamptz')
+  created_at: Date;
+
+  @PrimaryColumn('uuid')
+  id: string;
 
   @Column('text')
   app_name: string;
@@ -39,8 +39,4 @@ export class ExecutionEntity {
 
   @Column({ type: 'text', nullable: true })
   error: string | null;
-
-  /** When the execution started, set by the service (rows are written in batches, later). */
-  @Column('timestamptz')
-  created_at: Date;
 }

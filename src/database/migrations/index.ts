@@ -4,6 +4,7 @@ import { ExecutionLog1764000000001 } from './1764000000001-ExecutionLog.js';
 import { CacheGenerations1764000000002 } from './1764000000002-CacheGenerations.js';
 import { SearchIndex1765000000000 } from './1765000000000-SearchIndex.js';
 import { OAuth2States1766000000000 } from './1766000000000-OAuth2States.js';
+import { ExecutionLogKey1767000000000 } from './1767000000000-ExecutionLogKey.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   CacheGenerations1764000000002,
   SearchIndex1765000000000,
   OAuth2States1766000000000,
+  ExecutionLogKey1767000000000,
 ];
