@@ -250,10 +250,16 @@ async function serve(options: { port?: number; starter?: boolean }): Promise<voi
   }
   const app = await createApiApp({ database: { holder: 'patchbay serve', runMigrations: true } });
   const config = app.get(AppConfig);
-  if (options.starter) {
-    await firstStart(app);
+  try {
+    if (options.starter) {
+      await firstStart(app);
+    }
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    // A port in use, a starter catalogue that does not load…: release the database and its lock.
+    await app.close();
+    throw error;
   }
-  await app.listen({ port: config.PORT, host: config.HOST });
   const { port } = app.getHttpServer().address() as { port: number };
   out(`Patchbay listening on http://${config.HOST}:${port} (API docs: ${config.publicBaseUrl}/v1/docs)`);
 }

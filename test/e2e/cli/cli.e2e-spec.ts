@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +139,22 @@ describe('patchbay command line (embedded database)', { timeout: 180_000 }, () =
     const result = await runCli(['api-keys', 'create', '--project', '00000000-0000-4000-8000-000000000000'], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Project 00000000-0000-4000-8000-000000000000 not found');
+  });
+
+  it('serve on a port already in use exits with an error and leaves the data folder free', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolveListen) => busy.listen(0, '127.0.0.1', resolveListen));
+    try {
+      const { port } = busy.address() as AddressInfo;
+      const result = await runCli(['serve', '--port', String(port)], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('EADDRINUSE');
+    } finally {
+      busy.close();
+    }
+    // The lock was released: another command opens the folder at once.
+    const next = await runCli(['migrate'], env);
+    expect(next.code).toBe(0);
   });
 
   it('stops with a message naming an invalid setting', async () => {
