@@ -1,5 +1,6 @@
 import type { QueryTerm } from './lexical-index.js';
 import { stem, tokens } from './text-analysis.js';
+import { lowerBound } from './sorted.js';
 import type { WordNet } from './wordnet.js';
 
 /** How much an expansion counts next to a word the user typed. */
@@ -83,18 +84,8 @@ function reverse(word: string): string {
 
 /** The entries of a sorted list that start with `prefix`. */
 function withPrefix(sorted: string[], prefix: string): string[] {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < prefix) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
   const out: string[] = [];
-  for (let i = lo; i < sorted.length && sorted[i].startsWith(prefix); i++) {
+  for (let i = lowerBound(sorted, prefix); i < sorted.length && sorted[i].startsWith(prefix); i++) {
     out.push(sorted[i]);
   }
   return out;

@@ -21,6 +21,7 @@ import {
   type RankRequest,
 } from './search-engine.js';
 import { type ItemKey, type ListedDocument, SearchRepository } from './search.repository.js';
+import { lowerBound } from './sorted.js';
 import { WORDNET } from './wordnet.provider.js';
 import type { WordNet } from './wordnet.js';
 
@@ -429,15 +430,6 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
 
 /** Id of `name` in a sorted list, or -1. */
 function findName(names: readonly string[], name: string): number {
-  let lo = 0;
-  let hi = names.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (names[mid] < name) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
+  const lo = lowerBound(names, name);
   return lo < names.length && names[lo] === name ? lo : -1;
 }
