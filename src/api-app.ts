@@ -3,7 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { buildOpenApiDocument, createPino, PinoLoggerService } from '../libs/common/src/index.js';
+import type { FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
+import { buildOpenApiDocument, createPino, LazyChildLogger, PinoLoggerService } from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
 import { loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
@@ -12,6 +14,10 @@ import { API_KEY_HEADER } from './projects/api-key.guard.js';
 export const API_VERSION = '0.0.1-beta.3';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/** Each request's `request.log`, created only when something is logged at an enabled level. */
+const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (parent, bindings, options) =>
+  new LazyChildLogger(parent as Logger, bindings, options as Record<string, unknown>);
 
 export interface ApiAppOptions {
   database: DatabaseModuleOptions;
@@ -27,6 +33,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
+    childLoggerFactory: lazyRequestLogger,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -21,17 +21,16 @@ export interface AuthenticatedRequest {
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  /** Whether a route is public, by controller class and handler: read from metadata once, not per request. */
+  private readonly publicRoutes = new WeakMap<object, WeakMap<object, boolean>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly projects: ProjectsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (isPublic) {
+    if (this.isPublic(context)) {
       return true;
     }
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -41,5 +40,21 @@ export class ApiKeyGuard implements CanActivate {
     }
     request.user = { projectId: await this.projects.authenticate(apiKey) };
     return true;
+  }
+
+  private isPublic(context: ExecutionContext): boolean {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let routes = this.publicRoutes.get(controller);
+    if (!routes) {
+      routes = new WeakMap();
+      this.publicRoutes.set(controller, routes);
+    }
+    let isPublic = routes.get(handler);
+    if (isPublic === undefined) {
+      isPublic = Boolean(this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [handler, controller]));
+      routes.set(handler, isPublic);
+    }
+    return isPublic;
   }
 }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { REDACTED_PATHS, redactUrl } from './pino-logger.js';
+import { LazyChildLogger, REDACTED_PATHS, redactUrl } from './pino-logger.js';
 
 describe('log redaction', () => {
   it('replaces the values of secret query parameters and keeps the rest', () => {
@@ -27,5 +27,61 @@ describe('log redaction', () => {
     for (const secret of ['pb_secret', 'Bearer tok', 'k1', 'p1', 't1', 's1']) {
       expect(text).not.toContain(secret);
     }
+  });
+});
+
+describe('LazyChildLogger', () => {
+  function sinkLogger(level: string) {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    let children = 0;
+    const parent = pino(
+      {
+        level,
+        base: undefined,
+        onChild: () => {
+          children += 1;
+        },
+      },
+      sink,
+    );
+    return { parent, lines, children: () => children };
+  }
+
+  it('makes no child for lines below the level, and writes enabled lines with the request bindings', () => {
+    const { parent, lines, children } = sinkLogger('warn');
+    const log = new LazyChildLogger(parent, { reqId: 'r-1' }, {});
+    log.info({ res: { statusCode: 200 } }, 'request completed');
+    log.debug('detail');
+    expect(children()).toBe(0);
+    expect(lines).toEqual([]);
+    expect(log.level).toBe('warn');
+    expect(log.isLevelEnabled('info')).toBe(false);
+
+    log.warn({ err: 'boom' }, 'upstream trouble');
+    log.error('failed');
+    expect(children()).toBe(1);
+    expect(lines.map((line) => [line.reqId, line.msg, line.level])).toEqual([
+      ['r-1', 'upstream trouble', 40],
+      ['r-1', 'failed', 50],
+    ]);
+  });
+
+  it('follows a level change made on it, and makes grandchildren from the real child', () => {
+    const { parent, lines } = sinkLogger('warn');
+    const log = new LazyChildLogger(parent, { reqId: 'r-2' }, {});
+    log.level = 'info';
+    log.info('now visible');
+    log.child({ part: 'upstream' }).info('nested');
+    expect(parent.level).toBe('warn');
+    expect(lines.map((line) => [line.reqId, line.part, line.msg])).toEqual([
+      ['r-2', undefined, 'now visible'],
+      ['r-2', 'upstream', 'nested'],
+    ]);
   });
 });

@@ -81,3 +81,73 @@ export class PinoLoggerService implements LoggerService {
     this.pinoLogger.trace({ context }, String(message));
   }
 }
+
+/**
+ * The logger Fastify gives each request (`request.log`), made on first use: pino's `child()`
+ * serialises and redacts the bindings when it is called, which on a busy service at `warn` level
+ * would be paid on every request for log lines that are never written. Calls below the level
+ * return at once; the first enabled call creates the real child with the same bindings.
+ */
+export class LazyChildLogger {
+  private real?: Logger;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: Record<string, unknown>,
+  ) {}
+
+  get level(): string {
+    return (this.real ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.real ?? this.parent).isLevelEnabled(level);
+  }
+
+  child(bindings: Record<string, unknown>, options?: Record<string, unknown>): Logger {
+    return this.logger().child(bindings, options);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+
+  silent(): void {}
+
+  private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
+    if (this.real || this.parent.isLevelEnabled(level)) {
+      const logger = this.logger();
+      Reflect.apply(logger[level], logger, args);
+    }
+  }
+
+  private logger(): Logger {
+    this.real ??= this.parent.child(this.bindings, this.options);
+    return this.real;
+  }
+}

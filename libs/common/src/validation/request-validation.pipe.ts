@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import { ValidationPlan } from './compiled-validation.js';
 import { decodeIssue } from './issue.js';
 import { RequestValidationError, type ValidationIssue } from './validation.error.js';
 
@@ -19,6 +20,8 @@ const LOCATION: Record<ArgumentMetadata['type'], string | undefined> = {
  */
 @Injectable()
 export class RequestValidationPipe implements PipeTransform {
+  private readonly plans = new Map<unknown, ValidationPlan | null>();
+
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const location = LOCATION[metadata.type];
     const metatype = metadata.metatype;
@@ -39,12 +42,26 @@ export class RequestValidationPipe implements PipeTransform {
         ]);
       }
     }
+    const accepted = this.plan(metatype as new () => object)?.run(value ?? {});
+    if (accepted) {
+      return accepted;
+    }
+    // Not valid (or no plan): class-validator itself, which reports every violation.
     const instance = plainToInstance<object, unknown>(metatype as new () => object, value ?? {});
     const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: false, stopAtFirstError: true });
     if (errors.length > 0) {
       throw new RequestValidationError(flatten(errors, [location]));
     }
     return instance;
+  }
+
+  private plan(metatype: new () => object): ValidationPlan | null {
+    let plan = this.plans.get(metatype);
+    if (plan === undefined) {
+      plan = ValidationPlan.compile(metatype, (value) => plainToInstance(metatype, value));
+      this.plans.set(metatype, plan);
+    }
+    return plan;
   }
 }
 
