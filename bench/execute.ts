@@ -11,7 +11,8 @@
  *               api_key scheme, validated input, execution log on.
  * Prints one JSON object. Latencies come from every response (autocannon's own histogram has 1 ms
  * resolution, too coarse here). BENCH_DURATION_S (default 5) and BENCH_ROUNDS (default 3) tune it;
- * BENCH_PROFILE_DIR writes a CPU profile of the service; BENCH_ONLY (e.g. "c") measures only those paths.
+ * BENCH_PROFILE_DIR writes a CPU profile of the service; BENCH_ONLY (e.g. "c") measures only those paths;
+ * BENCH_VERBOSE prints each round's figures on stderr.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -369,7 +370,14 @@ async function main(): Promise<void> {
       for (const connections of [1, 64]) {
         for (const target of measured) {
           const key = `${target.label}@${connections}`;
-          (samples[key] ??= []).push(await measure(target, connections, seconds));
+          const sample = await measure(target, connections, seconds);
+          (samples[key] ??= []).push(sample);
+          if (process.env.BENCH_VERBOSE) {
+            const cpu = Math.round((sample.cpuMs * 1000) / sample.requests);
+            process.stderr.write(
+              `round ${round + 1} ${key}: ${Math.round(sample.requests / sample.seconds)} req/s, ${cpu} µs CPU/request\n`,
+            );
+          }
         }
       }
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import { ExecutionEntity } from './execution.entity.js';
+import { ExecutionLogBatch, type ExecutionRecord } from './execution-log.batch.js';
 import { ExecutionRepository } from './execution.repository.js';
 
 /** Write at once when this many rows wait, whatever the timer says. */
@@ -17,7 +17,7 @@ const MAX_PENDING = 50_000;
 @Injectable()
 export class ExecutionLogWriter implements OnModuleDestroy {
   private readonly logger = new Logger('ExecutionLog');
-  private pending: ExecutionEntity[] = [];
+  private pending = new ExecutionLogBatch();
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private dropped = 0;
@@ -28,13 +28,13 @@ export class ExecutionLogWriter implements OnModuleDestroy {
   ) {}
 
   /** Queues one execution; its id is given here, time-ordered. */
-  record(execution: Omit<ExecutionEntity, 'id'>): void {
-    if (this.pending.length >= MAX_PENDING) {
+  record(execution: ExecutionRecord): void {
+    if (this.pending.size >= MAX_PENDING) {
       this.dropped += 1;
       return;
     }
-    this.pending.push(Object.assign(new ExecutionEntity(), execution, { id: uuidv7() }));
-    if (this.pending.length >= BATCH_SIZE) {
+    this.pending.add(uuidv7(execution.started_at_ms), execution);
+    if (this.pending.size >= BATCH_SIZE) {
       void this.flush();
     } else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.config.EXECUTION_LOG_FLUSH_MS);
@@ -47,7 +47,7 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.pending;
-    this.pending = [];
+    this.pending = new ExecutionLogBatch();
     this.writing = this.writing.then(() => this.write(batch));
     return this.writing;
   }
@@ -56,28 +56,28 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     await this.flush();
   }
 
-  private async write(rows: ExecutionEntity[]): Promise<void> {
+  private async write(batch: ExecutionLogBatch): Promise<void> {
     if (this.dropped > 0) {
       this.logger.warn(`${this.dropped} execution log row(s) were dropped while the database was not writable`);
       this.dropped = 0;
     }
-    for (let i = 0; i < rows.length; i += BATCH_SIZE) {
-      const batch = rows.slice(i, i + BATCH_SIZE);
-      try {
-        await this.repository.insertExecutions(batch);
-      } catch {
-        // A row the database refuses must not lose the others.
-        await this.writeOneByOne(batch);
-      }
+    if (batch.size === 0) {
+      return;
+    }
+    try {
+      await this.repository.insertExecutions(batch);
+    } catch {
+      // A row the database refuses must not lose the others.
+      await this.writeOneByOne(batch);
     }
   }
 
-  private async writeOneByOne(rows: ExecutionEntity[]): Promise<void> {
+  private async writeOneByOne(batch: ExecutionLogBatch): Promise<void> {
     let failed = 0;
     let reason = '';
-    for (const row of rows) {
+    for (let index = 0; index < batch.size; index += 1) {
       try {
-        await this.repository.insertExecutions([row]);
+        await this.repository.insertExecutions(batch.row(index));
       } catch (error) {
         failed += 1;
         reason = (error as Error).message;

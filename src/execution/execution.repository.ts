@@ -7,6 +7,7 @@ import type { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
 import { CacheGenerationEntity } from './cache-generation.entity.js';
+import { ExecutionLogBatch, plainArrayLiteral } from './execution-log.batch.js';
 import { ExecutionEntity } from './execution.entity.js';
 
 export type FunctionWithApp = FunctionEntity & { app: AppEntity };
@@ -114,27 +115,33 @@ export class ExecutionRepository {
     );
   }
 
-  /** One statement with one array per column, whatever the number of rows: cheap to build and to parse. */
-  async insertExecutions(rows: ExecutionEntity[]): Promise<void> {
-    if (rows.length === 0) {
+  /**
+   * One statement for the whole batch, whatever its size: one array per column, the four text
+   * columns as positions in the batch's list of distinct values (cheap to send and to parse).
+   */
+  async insertExecutions(batch: ExecutionLogBatch): Promise<void> {
+    if (batch.size === 0) {
       return;
     }
     await this.dataSource.query(
       `INSERT INTO "executions" ("id", "project_id", "app_name", "function_name", "linked_account_owner_id", ` +
         `"success", "upstream_status", "duration_ms", "error", "created_at") ` +
-        `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::varchar[], $6::boolean[], ` +
-        `$7::integer[], $8::integer[], $9::text[], $10::timestamptz[])`,
+        `SELECT r.id, v.t[r.p]::uuid, v.t[r.a], v.t[r.f], v.t[r.o], r.s, r.u, r.d, r.e, to_timestamp(r.c / 1000) ` +
+        `FROM (SELECT $11::text[] AS t) AS v, ` +
+        `unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::int[], $6::boolean[], $7::int[], $8::int[], ` +
+        `$9::text[], $10::float8[]) AS r(id, p, a, f, o, s, u, d, e, c)`,
       [
-        rows.map((row) => row.id),
-        rows.map((row) => row.project_id),
-        rows.map((row) => row.app_name),
-        rows.map((row) => row.function_name),
-        rows.map((row) => row.linked_account_owner_id),
-        rows.map((row) => row.success),
-        rows.map((row) => row.upstream_status),
-        rows.map((row) => row.duration_ms),
-        rows.map((row) => row.error),
-        rows.map((row) => row.created_at.toISOString()),
+        plainArrayLiteral(batch.ids),
+        plainArrayLiteral(batch.projects),
+        plainArrayLiteral(batch.apps),
+        plainArrayLiteral(batch.functions),
+        plainArrayLiteral(batch.owners),
+        plainArrayLiteral(batch.successes),
+        plainArrayLiteral(batch.statuses),
+        plainArrayLiteral(batch.durations),
+        batch.errors,
+        plainArrayLiteral(batch.startedAtMs),
+        batch.values,
       ],
     );
   }

@@ -67,7 +67,7 @@ export class ExecutionService {
     functionName: string,
     body: FunctionExecute,
   ): Promise<FunctionExecutionResult> {
-    const startedAt = new Date();
+    const startedAtMs = Date.now();
     const started = performance.now();
     const target = await this.target(projectId, functionName, body.linked_account_owner_id);
     const fn = target.function.fn;
@@ -90,7 +90,7 @@ export class ExecutionService {
       upstream_status: outcome.upstreamStatus,
       duration_ms: Math.round(performance.now() - started),
       error: outcome.error === null ? null : outcome.error.slice(0, MAX_LOGGED_ERROR),
-      created_at: startedAt,
+      started_at_ms: startedAtMs,
     });
     return { success: outcome.success, data: outcome.data, error: outcome.error };
   }
