@@ -21,6 +21,8 @@ export class ExecutionLogWriter implements OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private dropped = 0;
+  /** Rows recorded and not yet written or given up on: the buffered batch and the batches queued behind a write. */
+  private unwritten = 0;
 
   constructor(
     private readonly repository: ExecutionRepository,
@@ -29,11 +31,12 @@ export class ExecutionLogWriter implements OnModuleDestroy {
 
   /** Queues one execution; its id is given here, time-ordered. */
   record(execution: ExecutionRecord): void {
-    if (this.pending.size >= MAX_PENDING) {
+    if (this.unwritten >= MAX_PENDING) {
       this.dropped += 1;
       return;
     }
     this.pending.add(uuidv7(execution.started_at_ms), execution);
+    this.unwritten += 1;
     if (this.pending.size >= BATCH_SIZE) {
       void this.flush();
     } else if (!this.timer) {
@@ -69,6 +72,8 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     } catch {
       // A row the database refuses must not lose the others.
       await this.writeOneByOne(batch);
+    } finally {
+      this.unwritten -= batch.size;
     }
   }
 
