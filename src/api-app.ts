@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import { buildOpenApiDocument, createPino, LazyChildLogger, PinoLoggerService } from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
@@ -44,13 +44,23 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     preview: options.preview,
     abortOnError: false,
   });
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', (request, reply, done) => {
-      void reply.header('x-request-id', request.id);
-      done();
-    });
+  const fastify = app.getHttpAdapter().getInstance();
+  // An empty body with a JSON content type is no body: many clients (httpx and axios instances with
+  // default headers, ACI's SDK) send the header on every request, DELETE included. Routes that take
+  // a body still answer 422 "Field required" from their validation; malformed JSON stays 422.
+  // Fastify's own parser: secure-json-parse, prototype poisoning refused.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  app.useBodyParser<RawServerDefault>('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+    if (body.length === 0) {
+      done(null, undefined);
+    } else {
+      void parseJson(request, body.toString('utf8'), done);
+    }
+  });
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
   if (!options.preview) {
     const document = openApiDocument(app);
     SwaggerModule.setup('v1/docs', app, document, {
