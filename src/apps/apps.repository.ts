@@ -24,6 +24,19 @@ export class AppsRepository {
     return this.dataSource.getRepository(AppEntity).findOneBy({ name, visibility: 'public', active: true });
   }
 
+  /** Visible apps, whole rows, by name: all of them or some by name, one page. */
+  listVisible(filter: { appNames?: string[]; limit: number; offset: number }): Promise<AppEntity[]> {
+    const query = this.dataSource
+      .getRepository(AppEntity)
+      .createQueryBuilder('a')
+      .where(`a.visibility = 'public' AND a.active`);
+    if (filter.appNames) {
+      query.andWhere('a.name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
+    }
+    // Byte order, so that pages are the same on every database whatever its default collation.
+    return query.orderBy('a.name COLLATE "C"', 'ASC').offset(filter.offset).limit(filter.limit).getMany();
+  }
+
   /** Visible apps matching the filters, one page of them, by name. Intent searches are ranked by the search module. */
   async search(search: AppSearch): Promise<AppSummary[]> {
     const query = this.dataSource

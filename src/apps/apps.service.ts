@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { stableId } from '../catalog/stable-id.js';
+import type { FunctionEntity } from '../functions/function.entity.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { functionDetails } from '../functions/functions.service.js';
 import { SearchIndexService } from '../search/search-index.service.js';
-import type { AppBasic, AppBasicWithFunctions, SearchAppsQuery } from './apps.dto.js';
+import type { AppEntity } from './app.entity.js';
+import type { AppBasic, AppDetails, ListAppsQuery, SearchAppsQuery, SecuritySchemesPublic } from './apps.dto.js';
 import { AppNotFoundError } from './apps.errors.js';
 import { AppsRepository } from './apps.repository.js';
+import { SECURITY_SCHEMES } from './security-scheme.js';
 
 @Injectable()
 export class AppsService {
@@ -17,27 +22,83 @@ export class AppsService {
   async searchApps(projectId: string, query: SearchAppsQuery): Promise<AppBasic[]> {
     const request = {
       projectId,
-      configuredOnly: query.configured_only,
+      configuredOnly: query.configured_only || query.allowed_apps_only,
       categories: query.categories,
       limit: query.limit,
       offset: query.offset,
     };
     const intent = query.intent?.trim();
-    if (intent) {
-      const ranked = await this.search.searchApps({ ...request, intent });
-      if (ranked) {
-        return ranked;
+    const found =
+      (intent ? await this.search.searchApps({ ...request, intent }) : undefined) ?? (await this.apps.search(request));
+    const apps: AppBasic[] = found.map((app) => ({ name: app.name, description: app.description }));
+    if (query.include_functions && apps.length > 0) {
+      const functions = groupByApp(await this.functions.findVisible({ appNames: apps.map((app) => app.name) }));
+      for (const app of apps) {
+        app.functions = (functions.get(app.name) ?? []).map((fn) => ({ name: fn.name, description: fn.description }));
       }
     }
-    return this.apps.search(request);
+    return apps;
   }
 
-  async getApp(name: string): Promise<AppBasicWithFunctions> {
+  async getApp(name: string): Promise<AppDetails> {
     const app = await this.apps.findVisibleByName(name);
     if (!app) {
       throw new AppNotFoundError(name);
     }
-    const functions = await this.functions.visibleOfApp(name);
-    return { name: app.name, description: app.description, functions };
+    return appDetails(app, await this.functions.findVisible({ appNames: [name] }));
   }
+
+  /** Visible apps with their details, by name. */
+  async listApps(query: ListAppsQuery): Promise<AppDetails[]> {
+    const apps = await this.apps.listVisible({ appNames: query.app_names, limit: query.limit, offset: query.offset });
+    if (apps.length === 0) {
+      return [];
+    }
+    const functions = groupByApp(await this.functions.findVisible({ appNames: apps.map((app) => app.name) }));
+    return apps.map((app) => appDetails(app, functions.get(app.name) ?? []));
+  }
+}
+
+function groupByApp(functions: FunctionEntity[]): Map<string, FunctionEntity[]> {
+  const byApp = new Map<string, FunctionEntity[]>();
+  for (const fn of functions) {
+    const list = byApp.get(fn.app_name);
+    if (list) {
+      list.push(fn);
+    } else {
+      byApp.set(fn.app_name, [fn]);
+    }
+  }
+  return byApp;
+}
+
+/** An app row as ACI's AppDetails: scheme names and their public part only, never a secret. */
+function appDetails(app: AppEntity, functions: FunctionEntity[]): AppDetails {
+  const schemes = SECURITY_SCHEMES.filter((scheme) => app.security_schemes[scheme] !== undefined);
+  const supported: SecuritySchemesPublic = {};
+  for (const scheme of schemes) {
+    if (scheme === 'oauth2') {
+      const scope = app.security_schemes.oauth2?.scope;
+      supported.oauth2 = { scope: typeof scope === 'string' ? scope : '' };
+    } else {
+      supported[scheme] = {};
+    }
+  }
+  return {
+    id: stableId('app', app.name),
+    name: app.name,
+    display_name: app.display_name,
+    provider: app.provider,
+    version: app.version,
+    description: app.description,
+    logo: app.logo === '' ? null : app.logo,
+    categories: app.categories,
+    visibility: app.visibility,
+    active: app.active,
+    security_schemes: schemes,
+    supported_security_schemes: supported,
+    functions: functions.map(functionDetails),
+    created_at: app.created_at.toISOString(),
+    updated_at: app.updated_at.toISOString(),
+  };
 }

@@ -8,17 +8,44 @@ import {
   FunctionBasic,
   type FunctionDefinition,
   FunctionDefinitionQuery,
+  FunctionDetails,
   FunctionNamePath,
+  ListFunctionsQuery,
   OpenAIFunctionDefinition,
+  OpenAIResponsesFunctionDefinition,
   SearchFunctionsQuery,
 } from './functions.dto.js';
 import { FunctionsService } from './functions.service.js';
 
+/** The four shapes a function can be given in, by `format`. */
+const DEFINITION_SHAPES = {
+  oneOf: [
+    { $ref: getSchemaPath(FunctionBasic) },
+    { $ref: getSchemaPath(OpenAIFunctionDefinition) },
+    { $ref: getSchemaPath(OpenAIResponsesFunctionDefinition) },
+    { $ref: getSchemaPath(AnthropicFunctionDefinition) },
+  ],
+};
+
 @ApiTags('functions')
 @ApiSecurity(API_KEY_HEADER)
+@ApiExtraModels(FunctionBasic, OpenAIFunctionDefinition, OpenAIResponsesFunctionDefinition, AnthropicFunctionDefinition)
 @Controller('v1/functions')
 export class FunctionsController {
   constructor(private readonly functions: FunctionsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List functions with their details',
+    description:
+      "Visible functions of visible apps, by name, as ACI's FunctionDetails (the whole parameter schema included). " +
+      '`app_names` and `function_names` filter; `limit` and `offset` page the result.',
+  })
+  @ApiOkResponse({ type: [FunctionDetails], description: 'One page of functions' })
+  @ApiErrors([401], { validated: true })
+  listFunctions(@Query() query: ListFunctionsQuery): Promise<FunctionDetails[]> {
+    return this.functions.listFunctions(query);
+  }
 
   @Get('search')
   @ApiOperation({
@@ -28,11 +55,18 @@ export class FunctionsController {
       'intent: field-weighted BM25 over names, descriptions, tags and parameter names, with synonyms and typo ' +
       "corrections, fused with the similarity of embeddings, and part of the relevance of the function's app " +
       '("send an email" finds GMAIL__SEND_EMAIL). Functions unrelated to the intent follow, by name; ties by name. ' +
-      '`limit` and `offset` page the result.',
+      '`limit` and `offset` page the result. `format` decides the shape of each result: FunctionBasic by default, ' +
+      'or a tool definition with the visible parameters.',
   })
-  @ApiOkResponse({ type: [FunctionBasic], description: 'One page of matching functions' })
+  @ApiOkResponse({
+    description: 'One page of matching functions, each in the shape `format` asks for',
+    schema: { type: 'array', items: DEFINITION_SHAPES },
+  })
   @ApiErrors([401], { validated: true })
-  searchFunctions(@CurrentProject() projectId: string, @Query() query: SearchFunctionsQuery): Promise<FunctionBasic[]> {
+  searchFunctions(
+    @CurrentProject() projectId: string,
+    @Query() query: SearchFunctionsQuery,
+  ): Promise<FunctionDefinition[]> {
     return this.functions.searchFunctions(projectId, query);
   }
 
@@ -40,21 +74,17 @@ export class FunctionsController {
   @ApiOperation({
     summary: 'Get an LLM-usable function definition',
     description:
-      '`openai` answers `{"type": "function", "function": {name, description, parameters}}`, `anthropic` answers ' +
-      '`{name, description, input_schema}`. The schema shows only the parameters an LLM may set.',
+      '`format` (or the older `inference_provider`) decides the shape: `openai` (default) answers `{"type": ' +
+      '"function", "function": {name, description, parameters}}`, `openai_responses` answers `{"type": "function", ' +
+      'name, description, parameters}`, `anthropic` answers `{name, description, input_schema}`, `basic` answers ' +
+      '`{name, description}`. The schema shows only the parameters an LLM may set.',
   })
-  @ApiExtraModels(OpenAIFunctionDefinition, AnthropicFunctionDefinition)
-  @ApiOkResponse({
-    description: 'The definition in the format of the inference provider',
-    schema: {
-      oneOf: [{ $ref: getSchemaPath(OpenAIFunctionDefinition) }, { $ref: getSchemaPath(AnthropicFunctionDefinition) }],
-    },
-  })
+  @ApiOkResponse({ description: 'The definition in the asked format', schema: DEFINITION_SHAPES })
   @ApiErrors([401, 404], { validated: true })
   getFunctionDefinition(
     @Param() path: FunctionNamePath,
     @Query() query: FunctionDefinitionQuery,
   ): Promise<FunctionDefinition> {
-    return this.functions.getFunctionDefinition(path.function_name, query.inference_provider);
+    return this.functions.getFunctionDefinition(path.function_name, query);
   }
 }

@@ -15,6 +15,13 @@ export interface FunctionSearch {
   offset: number;
 }
 
+export interface VisibleFunctionFilter {
+  appNames?: string[];
+  functionNames?: string[];
+  limit?: number;
+  offset?: number;
+}
+
 export type FunctionSummary = Pick<FunctionEntity, 'name' | 'description'>;
 
 /** Queries over the catalogue's functions. Visible: the function and its app are both public and active. */
@@ -24,18 +31,28 @@ export class FunctionsRepository {
 
   /** Names of the visible functions of a visible app. */
   async visibleNamesOfApp(appName: string): Promise<string[]> {
-    const rows = await this.visibleOfApp(appName);
+    const rows: { name: string }[] = await this.visible()
+      .select('f.name', 'name')
+      .andWhere('f.app_name = :appName', { appName })
+      .getRawMany();
     return rows.map((row) => row.name);
   }
 
-  /** Names and descriptions of the visible functions of a visible app, by name. */
-  visibleOfApp(appName: string): Promise<FunctionSummary[]> {
-    return this.visible()
-      .select('f.name', 'name')
-      .addSelect('f.description', 'description')
-      .andWhere('f.app_name = :appName', { appName })
-      .orderBy('f.name COLLATE "C"', 'ASC')
-      .getRawMany<FunctionSummary>();
+  /** Visible functions, whole rows, by name: all of them or those of some apps or names, optionally one page. */
+  findVisible(filter: VisibleFunctionFilter = {}): Promise<FunctionEntity[]> {
+    const query = this.visible();
+    if (filter.appNames) {
+      query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
+    }
+    if (filter.functionNames) {
+      query.andWhere('f.name = ANY(CAST(:functionNames AS text[]))', { functionNames: filter.functionNames });
+    }
+    // Byte order, so that pages are the same on every database whatever its default collation.
+    query.orderBy('f.name COLLATE "C"', 'ASC');
+    if (filter.limit !== undefined) {
+      query.offset(filter.offset ?? 0).limit(filter.limit);
+    }
+    return query.getMany();
   }
 
   findVisibleByName(name: string): Promise<FunctionEntity | null> {

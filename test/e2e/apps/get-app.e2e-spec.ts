@@ -31,11 +31,87 @@ describe('GET /v1/apps/{app_name} (getApp)', () => {
     const res = await getApp(name);
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
+    // The contract's AppBasicWithFunctions, inside ACI's app details.
+    expect(res.body).toMatchObject({
       name: mailer.name,
       description: 'Sends and receives mail',
       functions: [archive, list, send].map((f) => ({ name: f.name, description: f.description })),
     });
+    expect(res.body.functions.map((f: { name: string }) => f.name)).toEqual([archive, list, send].map((f) => f.name));
+  });
+
+  it("carries ACI's app details: stable ids, schemes without secrets, functions with their whole schema", async () => {
+    const name = `DETAILED_${unique()}`;
+    const row = await app.ctx.newApp({
+      name,
+      display_name: 'Detailed App',
+      provider: 'Detail Corp',
+      version: '2.1.0',
+      logo: '',
+      categories: ['Mail', 'Productivity'],
+      security_schemes: {
+        api_key: { location: 'header', name: 'X-Key', prefix: 'Token' },
+        oauth2: {
+          location: 'header',
+          name: 'Authorization',
+          prefix: 'Bearer',
+          client_id: 'client-id-value',
+          scope: 'mail.read mail.send',
+          authorize_url: 'https://auth.example.com/authorize',
+          access_token_url: 'https://auth.example.com/token',
+          refresh_token_url: 'https://auth.example.com/token',
+        },
+        no_auth: {},
+      },
+      secrets: 'sealed-secret-text',
+    });
+    const fn = await app.ctx.newFunction(name, { tags: ['mail', 'send'] });
+
+    const res = await getApp(name);
+    const again = await getApp(name);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      name,
+      display_name: 'Detailed App',
+      provider: 'Detail Corp',
+      version: '2.1.0',
+      description: row.description,
+      logo: null,
+      categories: ['Mail', 'Productivity'],
+      visibility: 'public',
+      active: true,
+      security_schemes: ['no_auth', 'api_key', 'oauth2'],
+      supported_security_schemes: { no_auth: {}, api_key: {}, oauth2: { scope: 'mail.read mail.send' } },
+      functions: [
+        {
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          app_name: name,
+          name: fn.name,
+          description: fn.description,
+          tags: ['mail', 'send'],
+          visibility: 'public',
+          active: true,
+          protocol: 'rest',
+          protocol_data: fn.protocol_data,
+          parameters: fn.parameters,
+          response: {},
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+      ],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
+    // The same ids on every request (and every instance: they are derived from the names).
+    expect(again.body.id).toBe(res.body.id);
+    expect(again.body.functions[0].id).toBe(res.body.functions[0].id);
+    expect(res.body.functions[0].id).not.toBe(res.body.id);
+    for (const secret of ['client-id-value', 'sealed-secret-text', 'auth.example.com', 'X-Key']) {
+      expect(res.text).not.toContain(secret);
+    }
   });
 
   it('returns an empty function list for an app without visible functions', async () => {
@@ -45,7 +121,8 @@ describe('GET /v1/apps/{app_name} (getApp)', () => {
     const res = await getApp(empty.name);
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ name: empty.name, description: empty.description, functions: [] });
+    expect(res.body).toMatchObject({ name: empty.name, description: empty.description, functions: [] });
+    expect(res.body.logo).toBe(empty.logo);
   });
 
   it.each([

@@ -143,6 +143,46 @@ describe('GET /v1/apps/search (searchApps)', () => {
     });
   });
 
+  describe("ACI's names: allowed_apps_only and include_functions", () => {
+    it('allowed_apps_only is configured_only under another name, alone or combined', async () => {
+      const tag = unique();
+      const { category, apps } = await appsInNewCategory([`AA_${tag}`, `AB_${tag}`]);
+      await insertConfigurationRow(app.dataSource, project.projectId, apps[0].name, { enabled: false });
+
+      const aci = await search({ categories: category, allowed_apps_only: true });
+      const ranked = await search({ categories: category, allowed_apps_only: true, intent: 'test application' });
+      const combined = await search({ categories: category, allowed_apps_only: true, configured_only: false });
+      const off = await search({ categories: category, allowed_apps_only: false });
+
+      expect(aci.body).toEqual([basic(apps[0])]);
+      expect(ranked.body).toEqual([basic(apps[0])]);
+      expect(combined.body).toEqual([basic(apps[0])]);
+      expect(off.body).toEqual(apps.map(basic));
+    });
+
+    it("include_functions=true adds each app's visible functions by name, listed and ranked", async () => {
+      const tag = unique();
+      const { category, apps } = await appsInNewCategory([`IF_A_${tag}`, `IF_B_${tag}`]);
+      const [withFns, empty] = apps;
+      const z = await app.ctx.newFunction(withFns.name, { name: `${withFns.name}__Z`, description: 'Zed' });
+      const a = await app.ctx.newFunction(withFns.name, { name: `${withFns.name}__A`, description: 'Ay' });
+      await app.ctx.newFunction(withFns.name, { visibility: 'private' });
+      await app.ctx.newFunction(withFns.name, { active: false });
+      const expected = [
+        { ...basic(withFns), functions: [a, z].map((f) => ({ name: f.name, description: f.description })) },
+        { ...basic(empty), functions: [] },
+      ];
+
+      const listed = await search({ categories: category, include_functions: true });
+      const ranked = await search({ categories: category, include_functions: true, intent: withFns.description });
+      const without = await search({ categories: category, include_functions: false });
+
+      expect(listed.body).toEqual(expected);
+      expect(ranked.body).toEqual(expected);
+      expect(without.body).toEqual(apps.map(basic));
+    });
+  });
+
   describe('pagination', () => {
     it('pages with limit and offset do not overlap and cover every app in order', async () => {
       const tag = unique();
@@ -227,13 +267,16 @@ describe('GET /v1/apps/search (searchApps)', () => {
       const tag = unique();
       const category = `cat-${tag}`;
       const noMatchA = await app.ctx.newApp({ name: `A_NONE_${tag}`, categories: [category] });
+      // The two ties differ only in their names' first letter (the factory numbers display names).
       const tieZ = await app.ctx.newApp({
         name: `Z_TIE_${tag}`,
+        display_name: 'Invoice Sender',
         description: 'Sends invoices to customers',
         categories: [category],
       });
       const tieB = await app.ctx.newApp({
         name: `B_TIE_${tag}`,
+        display_name: 'Invoice Sender',
         description: 'Sends invoices to customers',
         categories: [category],
       });

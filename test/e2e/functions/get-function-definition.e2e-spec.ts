@@ -127,6 +127,64 @@ describe('GET /v1/functions/{function_name}/definition (getFunctionDefinition)',
     expect(res.body).toEqual({ name: fn.name, description: 'Create an issue', input_schema: VISIBLE_SCHEMA });
   });
 
+  describe("format (ACI's current name)", () => {
+    it.each([
+      ['basic', { name: 'N', description: 'Create an issue' }],
+      [
+        'openai',
+        { type: 'function', function: { name: 'N', description: 'Create an issue', parameters: VISIBLE_SCHEMA } },
+      ],
+      ['openai_responses', { type: 'function', name: 'N', description: 'Create an issue', parameters: VISIBLE_SCHEMA }],
+      ['anthropic', { name: 'N', description: 'Create an issue', input_schema: VISIBLE_SCHEMA }],
+    ])('answers the %s shape', async (format, shape) => {
+      const res = await definition(fn.name, { format });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(JSON.parse(JSON.stringify(shape).replaceAll('"N"', JSON.stringify(fn.name))));
+    });
+
+    it.each([
+      ['openai', 'openai'],
+      ['anthropic', 'anthropic'],
+    ])('accepts format=%s with inference_provider=%s', async (format, provider) => {
+      const both = await definition(fn.name, { format, inference_provider: provider });
+      const alone = await definition(fn.name, { format });
+
+      expect(both.status).toBe(200);
+      expect(both.body).toEqual(alone.body);
+    });
+
+    it('answers 422 naming both when format and inference_provider disagree', async () => {
+      const res = await definition(fn.name, { format: 'anthropic', inference_provider: 'openai' });
+
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          {
+            loc: ['query', 'format'],
+            msg: 'format=anthropic disagrees with inference_provider=openai: give one of them, or the same value',
+            type: 'value_error',
+          },
+        ],
+      });
+    });
+
+    it.each(['x', 'OPENAI', ''])('answers 422 enum for format=%j', async (format) => {
+      const res = await definition(fn.name, { format });
+
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          {
+            loc: ['query', 'format'],
+            msg: "Input should be 'basic', 'openai', 'openai_responses' or 'anthropic'",
+            type: 'enum',
+          },
+        ],
+      });
+    });
+  });
+
   it('leaves the stored parameters untouched', async () => {
     await definition(fn.name);
 

@@ -151,6 +151,160 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
     });
   });
 
+  describe("ACI's names: allowed_apps_only and allowed_only", () => {
+    /** One app with an enabled configuration enabling some functions, one disabled, one unconfigured. */
+    async function scenario() {
+      const { app: some, fns } = await appWith(['READ', 'WRITE']);
+      const [read] = fns;
+      const off = await appWith(['OFF']);
+      const none = await appWith(['NONE']);
+      await insertConfigurationRow(app.dataSource, project.projectId, some.name, {
+        all_functions_enabled: false,
+        enabled_functions: [read.name],
+      });
+      await insertConfigurationRow(app.dataSource, project.projectId, off.app.name, { enabled: false });
+      return { read, scope: [some.name, off.app.name, none.app.name] };
+    }
+
+    it.each([['allowed_only'], ['allowed_apps_only'], ['configured_only']])(
+      '%s=true lists only what the project can run right now',
+      async (flag) => {
+        const { read, scope } = await scenario();
+
+        const listed = await search({ app_names: scope, [flag]: true });
+        const ranked = await search({ app_names: scope, [flag]: true, intent: 'performs test action' });
+
+        expect(listed.status).toBe(200);
+        expect(listed.body).toEqual([basic(read)]);
+        expect(ranked.body).toEqual([basic(read)]);
+      },
+    );
+
+    it('applies the strictest filter whatever combination is given', async () => {
+      const { read, scope } = await scenario();
+
+      for (const query of [
+        { allowed_only: true, configured_only: false },
+        { allowed_only: false, configured_only: true },
+        { allowed_apps_only: true, allowed_only: false },
+        { allowed_apps_only: true, allowed_only: true, configured_only: true },
+      ]) {
+        const res = await search({ app_names: scope, ...query });
+        expect(res.body).toEqual([basic(read)]);
+      }
+      const all = await search({ app_names: scope, allowed_only: false, allowed_apps_only: false });
+      expect(all.body).toHaveLength(4);
+    });
+
+    it('answers 422 for a flag that is not a boolean', async () => {
+      const res = await search({ allowed_only: 'maybe', allowed_apps_only: 'x' });
+
+      expect(res.status).toBe(422);
+      expect(res.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+        ['query', 'allowed_apps_only'],
+        ['query', 'allowed_only'],
+      ]);
+    });
+  });
+
+  describe('format', () => {
+    const PARAMETERS = {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'object',
+          properties: { q: { type: 'string' }, key: { type: 'string', default: 'k' } },
+          required: ['q', 'key'],
+          visible: ['q'],
+          additionalProperties: false,
+        },
+      },
+      required: ['query'],
+      visible: ['query'],
+      additionalProperties: false,
+    };
+    const VISIBLE = {
+      type: 'object',
+      properties: {
+        query: {
+          type: 'object',
+          properties: { q: { type: 'string' } },
+          required: ['q'],
+          additionalProperties: false,
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    };
+
+    async function twoFunctions() {
+      const a = await app.ctx.newApp({ name: `FMT_${unique()}` });
+      const first = await app.ctx.newFunction(a.name, {
+        name: `${a.name}__ALPHA`,
+        description: 'Look up weather stations',
+        parameters: PARAMETERS,
+      });
+      const second = await app.ctx.newFunction(a.name, {
+        name: `${a.name}__BETA`,
+        description: 'Look up tide stations',
+        parameters: PARAMETERS,
+      });
+      return { a, first, second };
+    }
+
+    it('answers FunctionBasic by default and for format=basic', async () => {
+      const { a, first, second } = await twoFunctions();
+
+      const plain = await search({ app_names: a.name });
+      const basicFormat = await search({ app_names: a.name, format: 'basic' });
+
+      expect(plain.body).toEqual([basic(first), basic(second)]);
+      expect(basicFormat.body).toEqual(plain.body);
+    });
+
+    it.each([
+      [
+        'openai',
+        (f: FunctionEntity) => ({
+          type: 'function',
+          function: { name: f.name, description: f.description, parameters: VISIBLE },
+        }),
+      ],
+      [
+        'openai_responses',
+        (f: FunctionEntity) => ({ type: 'function', name: f.name, description: f.description, parameters: VISIBLE }),
+      ],
+      ['anthropic', (f: FunctionEntity) => ({ name: f.name, description: f.description, input_schema: VISIBLE })],
+    ])('answers the %s shape with the visible parameters, listed and ranked', async (format, shape) => {
+      const { a, first, second } = await twoFunctions();
+
+      const listed = await search({ app_names: a.name, format });
+      const ranked = await search({ app_names: a.name, format, intent: 'tide stations' });
+
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual([shape(first), shape(second)]);
+      expect(ranked.body).toEqual([shape(second), shape(first)]);
+      // The same shape as the definition endpoint gives.
+      const definition = await app.get(`/v1/functions/${first.name}/definition`, { query: { format } });
+      expect(listed.body[0]).toEqual(definition.body);
+    });
+
+    it('answers 422 enum for an unknown format', async () => {
+      const res = await search({ format: 'gemini' });
+
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          {
+            loc: ['query', 'format'],
+            msg: "Input should be 'basic', 'openai', 'openai_responses' or 'anthropic'",
+            type: 'enum',
+          },
+        ],
+      });
+    });
+  });
+
   describe('pagination', () => {
     it('pages with limit and offset do not overlap and cover every function in order', async () => {
       const { app: a, fns } = await appWith(['G', 'C', 'E', 'A', 'F', 'B', 'D']);

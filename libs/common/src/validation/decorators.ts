@@ -256,3 +256,31 @@ function IsStringArray(): PropertyDecorator {
     });
   };
 }
+
+/**
+ * Two names for one choice (a current name and an older one): when both are given they must say the
+ * same thing. Reported on the decorated property, naming both.
+ */
+export function AgreesWith(other: string): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'agreesWith',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [other],
+      validator: {
+        validate: (value: unknown, args?: ValidationArguments) => {
+          const given = (args?.object as Record<string, unknown> | undefined)?.[other];
+          return value === undefined || value === null || given === undefined || given === null || given === value;
+        },
+        defaultMessage: (args?: ValidationArguments) => {
+          const given = String((args?.object as Record<string, unknown> | undefined)?.[other]);
+          return encodeIssue(
+            'value_error',
+            `${String(propertyName)}=${String(args?.value)} disagrees with ${other}=${given}: give one of them, or the same value`,
+          );
+        },
+      },
+    });
+  };
+}
