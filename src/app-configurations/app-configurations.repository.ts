@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, type QueryDeepPartialEntity } from 'typeorm';
 import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { updateReturning } from '../database/update-returning.js';
 import { AppConfigurationEntity } from './app-configuration.entity.js';
 
 export interface AppConfigurationListFilter {
@@ -12,6 +13,19 @@ export interface AppConfigurationListFilter {
 
 /** A row as the service builds it; relations and timestamps are the database's. */
 export type NewAppConfiguration = Omit<AppConfigurationEntity, 'app' | 'project' | 'created_at' | 'updated_at'>;
+
+/** The columns an update may change. */
+export type ConfigurationChanges = Partial<
+  Pick<
+    AppConfigurationEntity,
+    | 'security_scheme'
+    | 'security_scheme_overrides'
+    | 'secrets'
+    | 'enabled'
+    | 'all_functions_enabled'
+    | 'enabled_functions'
+  >
+>;
 
 /** Queries over app configurations; every method is scoped to one project. */
 @Injectable()
@@ -49,8 +63,14 @@ export class AppConfigurationsRepository {
     }
   }
 
-  async update(configuration: AppConfigurationEntity): Promise<AppConfigurationEntity> {
-    return this.repository.save(configuration);
+  /**
+   * Writes only the given columns and returns the configuration as stored, or null when the project
+   * has none for the app; columns left out are not written back, so concurrent changes to them stay.
+   */
+  update(projectId: string, appName: string, changes: ConfigurationChanges): Promise<AppConfigurationEntity | null> {
+    // TypeORM's deep-partial type cannot express jsonb `unknown` values.
+    const values = changes as QueryDeepPartialEntity<AppConfigurationEntity>;
+    return updateReturning(this.repository, { project_id: projectId, app_name: appName }, values);
   }
 
   /**

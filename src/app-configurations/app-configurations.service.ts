@@ -23,7 +23,11 @@ import {
   SecuritySchemeNotSupportedError,
   UnknownEnabledFunctionsError,
 } from './app-configurations.errors.js';
-import { AppConfigurationsRepository, type NewAppConfiguration } from './app-configurations.repository.js';
+import {
+  AppConfigurationsRepository,
+  type ConfigurationChanges,
+  type NewAppConfiguration,
+} from './app-configurations.repository.js';
 
 /** Sealed JSON in `app_configurations.secrets`: the secret parts of the overrides. */
 export interface AppConfigurationSecrets {
@@ -85,7 +89,10 @@ export class AppConfigurationsService {
     return toPublic(await this.existing(projectId, appName));
   }
 
-  /** Absent and null fields keep their value; rules 1–3 apply to the state that results. */
+  /**
+   * Absent and null fields keep their value; rules 1–3 apply to the state that results. Only the
+   * columns the input changes are written, so a concurrent update of the others is not undone.
+   */
   async updateAppConfiguration(
     projectId: string,
     appName: string,
@@ -95,30 +102,45 @@ export class AppConfigurationsService {
     const scheme = input.security_scheme ?? undefined;
     const listed = input.enabled_functions ?? undefined;
     const overrides = input.security_scheme_overrides ?? undefined;
-    const allEnabled = input.all_functions_enabled ?? configuration.all_functions_enabled;
+    const allInput = input.all_functions_enabled ?? undefined;
+    const allEnabled = allInput ?? configuration.all_functions_enabled;
+    const changes: ConfigurationChanges = {};
     if (scheme !== undefined) {
       assertSchemeSupported(await this.visibleApp(configuration.app_name), scheme);
-      configuration.security_scheme = scheme;
+      changes.security_scheme = scheme;
     } else if (!allEnabled && listed !== undefined) {
       // A new list is checked against the catalogue, which needs the app to still be visible.
       await this.visibleApp(configuration.app_name);
     }
-    Object.assign(
-      configuration,
-      await this.enablement(
+    if (allInput !== undefined || listed !== undefined) {
+      const enablement = await this.enablement(
         configuration.app_name,
         allEnabled,
         listed ?? configuration.enabled_functions,
         listed !== undefined,
-      ),
-    );
+      );
+      changes.all_functions_enabled = enablement.all_functions_enabled;
+      // Turning "all" off without a list keeps the stored list, which is then not written.
+      if (enablement.all_functions_enabled || listed !== undefined) {
+        changes.enabled_functions = enablement.enabled_functions;
+      }
+    }
     if (overrides !== undefined) {
       const { stored, secrets } = this.sealOverrides(overrides);
-      configuration.security_scheme_overrides = stored;
-      configuration.secrets = secrets;
+      changes.security_scheme_overrides = stored;
+      changes.secrets = secrets;
     }
-    configuration.enabled = input.enabled ?? configuration.enabled;
-    return toPublic(await this.configurations.update(configuration));
+    if (input.enabled !== undefined && input.enabled !== null) {
+      changes.enabled = input.enabled;
+    }
+    if (Object.keys(changes).length === 0) {
+      return toPublic(configuration);
+    }
+    const updated = await this.configurations.update(projectId, configuration.app_name, changes);
+    if (!updated) {
+      throw new AppConfigurationNotFoundError(appName);
+    }
+    return toPublic(updated);
   }
 
   async deleteAppConfiguration(projectId: string, appName: string): Promise<AppConfigurationDeleted> {

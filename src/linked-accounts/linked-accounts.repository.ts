@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, type FindOptionsWhere } from 'typeorm';
+import { updateReturning } from '../database/update-returning.js';
 import { LinkedAccountEntity } from './linked-account.entity.js';
 
 export interface LinkedAccountListFilter {
@@ -79,8 +80,12 @@ export class LinkedAccountsRepository {
     return rows[0].id;
   }
 
-  update(account: LinkedAccountEntity): Promise<LinkedAccountEntity> {
-    return this.repository.save(account);
+  /**
+   * Writes `enabled` alone and returns the account as stored, or null when the project has no such
+   * account. Credentials and `needs_relink` are not written, so a token refresh committed meanwhile stays.
+   */
+  setEnabled(projectId: string, id: string, enabled: boolean): Promise<LinkedAccountEntity | null> {
+    return updateReturning(this.repository, { project_id: projectId, id }, { enabled });
   }
 
   /** False when the project has no such account. */

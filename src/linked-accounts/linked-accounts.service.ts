@@ -66,9 +66,14 @@ export class LinkedAccountsService {
   }
 
   async updateLinkedAccount(projectId: string, id: string, input: LinkedAccountUpdate): Promise<LinkedAccountPublic> {
-    const account = await this.existing(projectId, id);
-    account.enabled = input.enabled ?? account.enabled;
-    return toPublic(await this.accounts.update(account));
+    if (input.enabled === undefined || input.enabled === null) {
+      return this.getLinkedAccount(projectId, id);
+    }
+    const account = await this.accounts.setEnabled(projectId, id, input.enabled);
+    if (!account) {
+      throw new LinkedAccountNotFoundError(id);
+    }
+    return toPublic(account);
   }
 
   async deleteLinkedAccount(projectId: string, id: string): Promise<void> {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../../libs/common/src/index.js';
 import { AppConfigurationEntity } from '../../../src/app-configurations/app-configuration.entity.js';
+import { MASKED_SECRET } from '../../../src/app-configurations/app-configurations.dto.js';
+import { AppConfigurationsRepository } from '../../../src/app-configurations/app-configurations.repository.js';
+import { withWriteBetween } from '../../helpers/between-read-and-write.js';
 import { TestApp } from '../../helpers/test-app.js';
 import type { TestProject } from '../../helpers/test-context.js';
 
@@ -79,6 +82,32 @@ describe('PATCH /v1/app-configurations/{app_name} (updateAppConfiguration)', () 
     expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
     expect((await app.get(`${PATH}/${name}`)).body.enabled).toBe(false);
     expect((await patch(name, { enabled: true })).body.enabled).toBe(true);
+  });
+
+  it('columns the PATCH does not change keep a write committed between its read and its write', async () => {
+    const { name, created } = await configured();
+    const box = app.app.get(SecretBox);
+    const res = await withWriteBetween(
+      app.app.get(AppConfigurationsRepository),
+      async () => {
+        await app.dataSource.getRepository(AppConfigurationEntity).update(
+          { id: created.id },
+          {
+            security_scheme_overrides: { oauth2: { client_id: 'meanwhile' } },
+            secrets: box.sealJson({ oauth2_client_secret: 'meanwhile-secret' }),
+          },
+        );
+      },
+      () => patch(name, { enabled: false }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.enabled).toBe(false);
+    expect(res.body.security_scheme_overrides).toEqual({
+      oauth2: { client_id: 'meanwhile', client_secret: MASKED_SECRET },
+    });
+    const stored = await row(created.id);
+    expect(stored.security_scheme_overrides).toEqual({ oauth2: { client_id: 'meanwhile' } });
+    expect(box.openJson(stored.secrets!)).toEqual({ oauth2_client_secret: 'meanwhile-secret' });
   });
 
   it('changes the security scheme to another one the app supports', async () => {

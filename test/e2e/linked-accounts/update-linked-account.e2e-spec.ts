@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../../libs/common/src/index.js';
+import { ExecutionRepository } from '../../../src/execution/execution.repository.js';
+import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
+import { LinkedAccountsRepository } from '../../../src/linked-accounts/linked-accounts.repository.js';
+import { withWriteBetween } from '../../helpers/between-read-and-write.js';
 import { TestApp } from '../../helpers/test-app.js';
 import type { TestProject } from '../../helpers/test-context.js';
 
@@ -7,13 +12,14 @@ const PATH = '/v1/linked-accounts';
 
 describe('PATCH /v1/linked-accounts/{linked_account_id} (updateLinkedAccount)', () => {
   let app: TestApp;
+  let projectA: TestProject;
   let projectB: TestProject;
   let appName: string;
   let owners = 0;
 
   beforeAll(async () => {
     app = await TestApp.start();
-    await app.ctx.newProject('A');
+    projectA = await app.ctx.newProject('A');
     projectB = await app.ctx.newProject('B');
     appName = (await app.ctx.newApp({ security_schemes: { http_basic: {} } })).name;
     await app.post('/v1/app-configurations', { app_name: appName, security_scheme: 'http_basic' });
@@ -53,6 +59,52 @@ describe('PATCH /v1/linked-accounts/{linked_account_id} (updateLinkedAccount)', 
     const before = (await app.get(`${PATH}/${account.id}`)).body;
     expect((await patch(account.id, {})).body).toEqual(before);
     expect((await patch(account.id, { enabled: null })).body).toEqual(before);
+  });
+
+  describe('a token refresh committed between the read and the write of a PATCH survives it', () => {
+    const expired = { access_token: 'at-old', refresh_token: 'rt-old', expires_at: 1 };
+
+    async function oauth2Account() {
+      const oauthApp = await app.ctx.newApp({ security_schemes: { oauth2: {} } });
+      await app.ctx.newAppConfiguration(projectA.projectId, oauthApp.name, { security_scheme: 'oauth2' });
+      return app.ctx.newLinkedAccount(projectA.projectId, oauthApp.name, { security_scheme: 'oauth2' }, expired);
+    }
+
+    /** PATCH {enabled: false} with a refresh committed through the refresh's own write path meanwhile. */
+    const patchDuringRefresh = (id: string, credentials?: object, needsRelink?: boolean) =>
+      withWriteBetween(
+        app.app.get(LinkedAccountsRepository),
+        async () => {
+          await app.app.get(ExecutionRepository).withLockedAccount(id, async () => ({
+            value: null,
+            credentials: credentials && app.app.get(SecretBox).sealJson(credentials),
+            needsRelink,
+          }));
+        },
+        () => patch(id, { enabled: false }),
+      );
+
+    const stored = (id: string) => app.dataSource.getRepository(LinkedAccountEntity).findOneByOrFail({ id });
+
+    it('rotated tokens are not replaced by the ones the PATCH read', async () => {
+      const account = await oauth2Account();
+      const rotated = { access_token: 'at-new', refresh_token: 'rt-new', expires_at: 4_000_000_000 };
+      const res = await patchDuringRefresh(account.id, rotated);
+      expect(res.status).toBe(200);
+      expect(res.body.enabled).toBe(false);
+      const row = await stored(account.id);
+      expect(row.enabled).toBe(false);
+      expect(app.app.get(SecretBox).openJson(row.credentials)).toEqual(rotated);
+    });
+
+    it('needs_relink set by a refused refresh stays set', async () => {
+      const account = await oauth2Account();
+      const res = await patchDuringRefresh(account.id, undefined, true);
+      expect(res.status).toBe(200);
+      const row = await stored(account.id);
+      expect(row).toMatchObject({ enabled: false, needs_relink: true });
+      expect(app.app.get(SecretBox).openJson(row.credentials)).toEqual(expired);
+    });
   });
 
   it('404 for an unknown id', async () => {
