@@ -30,12 +30,14 @@ export async function withWriteBetween<T>(
         return result;
       });
   });
+  let result: T;
   try {
-    return await during();
+    result = await during();
   } finally {
     spies.forEach((spy) => spy.mockRestore());
-    if (!ran) {
-      throw new Error('the request never reached the repository');
-    }
   }
+  if (!ran) {
+    throw new Error('the request never reached the repository');
+  }
+  return result;
 }

@@ -75,11 +75,13 @@ describe('PATCH /v1/linked-accounts/{linked_account_id} (updateLinkedAccount)', 
       withWriteBetween(
         app.app.get(LinkedAccountsRepository),
         async () => {
-          await app.app.get(ExecutionRepository).withLockedAccount(id, async () => ({
-            value: null,
-            credentials: credentials && app.app.get(SecretBox).sealJson(credentials),
-            needsRelink,
-          }));
+          await app.app.get(ExecutionRepository).withLockedAccount(id, () =>
+            Promise.resolve({
+              value: null,
+              credentials: credentials && app.app.get(SecretBox).sealJson(credentials),
+              needsRelink,
+            }),
+          );
         },
         () => patch(id, { enabled: false }),
       );
