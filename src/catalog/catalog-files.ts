@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { hiddenRequired, isSchemaNode, subschemas } from '../functions/visible-parameters.js';
 import { APP_FILE_SCHEMA, FUNCTIONS_FILE_SCHEMA } from './catalog.schemas.js';
 
 // ajv-formats is CommonJS: imported from ESM, the plugin is the module's `default` member.
@@ -237,13 +238,13 @@ function checkParameters(fn: FunctionFile, file: string, at: string): CatalogPro
     }
   }
   walkObjectNodes(schema, at, (node, path) => {
-    const properties = (node.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const properties = node.properties as Record<string, Record<string, unknown>>;
     const names = new Set(Object.keys(properties));
-    const required = (node.required ?? []) as string[];
-    const visible = node.visible as string[] | undefined;
+    const required = (Array.isArray(node.required) ? node.required : []) as string[];
+    const visible = (Array.isArray(node.visible) ? node.visible : []) as string[];
     for (const [list, key] of [
       [required, 'required'],
-      [visible ?? [], 'visible'],
+      [visible, 'visible'],
     ] as const) {
       list.forEach((name, i) => {
         if (!names.has(name)) {
@@ -251,12 +252,9 @@ function checkParameters(fn: FunctionFile, file: string, at: string): CatalogPro
         }
       });
     }
-    if (!visible) {
-      return;
-    }
-    for (const name of required) {
+    for (const name of hiddenRequired(node)) {
       const property = properties[name];
-      if (property && !visible.includes(name) && property.type !== 'object' && !('default' in property)) {
+      if (property && property.type !== 'object' && !('default' in property)) {
         problems.push({
           file,
           path: `${path}/properties/${name}`,
@@ -268,21 +266,17 @@ function checkParameters(fn: FunctionFile, file: string, at: string): CatalogPro
   return problems;
 }
 
+/** Every node with `properties`, at every depth the one walker of parameter schemas reaches. */
 function walkObjectNodes(
   node: Record<string, unknown>,
   path: string,
   visit: (node: Record<string, unknown>, path: string) => void,
 ): void {
-  if (node.properties && typeof node.properties === 'object') {
+  if (isSchemaNode(node.properties)) {
     visit(node, path);
-    for (const [name, child] of Object.entries(node.properties as Record<string, unknown>)) {
-      if (child && typeof child === 'object') {
-        walkObjectNodes(child as Record<string, unknown>, `${path}/properties/${name}`, visit);
-      }
-    }
   }
-  if (node.items && typeof node.items === 'object') {
-    walkObjectNodes(node.items as Record<string, unknown>, `${path}/items`, visit);
+  for (const child of subschemas(node)) {
+    walkObjectNodes(child.node, `${path}/${child.pointer}`, visit);
   }
 }
 
@@ -302,8 +296,4 @@ function canonicalJson(value: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-export function folderLabel(folder: string): string {
-  return basename(folder);
 }

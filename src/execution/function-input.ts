@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { visibleParameters } from '../functions/visible-parameters.js';
+import { hiddenRequired, subschemas, visibleParameters } from '../functions/visible-parameters.js';
 import { ExecutionFailure, FunctionInputInvalidError } from './execution.errors.js';
 
 type Json = Record<string, unknown>;
@@ -19,6 +19,8 @@ interface CompiledValidator {
   hash: string;
   schema: Json;
   validate: ValidateFunction;
+  /** Validators of the visible part of anyOf/oneOf branches, by JSON Pointer, compiled when first needed. */
+  branches: Map<string, { schema: Json; validate: ValidateFunction }>;
 }
 
 /**
@@ -37,22 +39,27 @@ export class FunctionInputs {
 
   /** Throws FunctionInputInvalidError listing every violation; returns the input ready to send. */
   prepare(fn: FunctionSchemaSource, input: Json): Json {
-    const validate = this.validator(fn);
-    if (!validate(input)) {
-      throw new FunctionInputInvalidError(fn.name, describeErrors(validate.errors ?? []));
+    const compiled = this.validator(fn);
+    if (!compiled.validate(input)) {
+      throw new FunctionInputInvalidError(fn.name, describeErrors(compiled.validate.errors ?? []));
     }
-    fillInvisibleDefaults(fn.parameters, input);
+    fillInvisibleDefaults(fn.parameters, input, (branch, pointer, value) =>
+      this.branchValidator(compiled, branch, pointer)(value),
+    );
     return dropNulls(input) as Json;
   }
 
-  private validator(fn: FunctionSchemaSource): ValidateFunction {
+  private validator(fn: FunctionSchemaSource): CompiledValidator {
     const cached = this.validators.get(fn.name);
     if (cached?.hash === fn.content_hash) {
-      return cached.validate;
+      return cached;
     }
     if (cached) {
-      // ajv keeps every compiled schema; drop the old one so catalogue updates do not accumulate.
+      // ajv keeps every compiled schema; drop the old ones so catalogue updates do not accumulate.
       this.ajv.removeSchema(cached.schema);
+      for (const branch of cached.branches.values()) {
+        this.ajv.removeSchema(branch.schema);
+      }
     }
     const schema = visibleParameters(fn.parameters);
     delete schema.$id;
@@ -64,8 +71,28 @@ export class FunctionInputs {
         `The catalogue's parameter schema of ${fn.name} is not valid JSON Schema: ${(error as Error).message}`,
       );
     }
-    this.validators.set(fn.name, { hash: fn.content_hash, schema, validate });
-    return validate;
+    const compiled: CompiledValidator = { hash: fn.content_hash, schema, validate, branches: new Map() };
+    this.validators.set(fn.name, compiled);
+    return compiled;
+  }
+
+  /** The visible part of the anyOf/oneOf branch at `pointer`, compiled once per content hash. */
+  private branchValidator(compiled: CompiledValidator, branch: Json, pointer: string): ValidateFunction {
+    let entry = compiled.branches.get(pointer);
+    if (!entry) {
+      const schema = visibleParameters(branch);
+      delete schema.$id;
+      let validate: ValidateFunction;
+      try {
+        validate = this.ajv.compile(schema);
+      } catch {
+        // A branch that only compiles within the whole (a $ref to the root, say) matches nothing.
+        validate = Object.assign(() => false, { errors: null }) as unknown as ValidateFunction;
+      }
+      entry = { schema, validate };
+      compiled.branches.set(pointer, entry);
+    }
+    return entry.validate;
   }
 }
 
@@ -115,31 +142,24 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether `value` satisfies the visible part of the branch at `pointer` (a JSON Pointer into the parameters). */
+export type BranchMatcher = (branch: Json, pointer: string, value: unknown) => boolean;
+
 /**
  * Required properties that the caller cannot see take their `default`; an invisible required
  * object without a default is created so that its own defaults can be filled. Applied at every
- * depth of the input that is present, including objects inside arrays.
+ * depth of the input that is present, through every subschema `subschemas` walks: properties,
+ * additionalProperties, array items, every allOf branch, and the anyOf/oneOf branches the input
+ * matches (the first one for oneOf).
  */
-export function fillInvisibleDefaults(schema: unknown, value: unknown): void {
+export function fillInvisibleDefaults(schema: unknown, value: unknown, matches: BranchMatcher, pointer = ''): void {
   if (!isObject(schema)) {
     return;
   }
-  if (Array.isArray(value)) {
-    if (isObject(schema.items)) {
-      for (const item of value) {
-        fillInvisibleDefaults(schema.items, item);
-      }
-    }
-    return;
-  }
-  if (!isObject(value) || !isObject(schema.properties)) {
-    return;
-  }
-  const properties = schema.properties;
-  if (Array.isArray(schema.visible) && Array.isArray(schema.required)) {
-    const visible = new Set(schema.visible);
-    for (const name of schema.required) {
-      if (typeof name !== 'string' || visible.has(name) || value[name] !== undefined) {
+  if (isObject(value)) {
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    for (const name of hiddenRequired(schema)) {
+      if (value[name] !== undefined) {
         continue;
       }
       const property = properties[name];
@@ -150,9 +170,43 @@ export function fillInvisibleDefaults(schema: unknown, value: unknown): void {
       }
     }
   }
-  for (const [name, child] of Object.entries(value)) {
-    if (isObject(properties[name])) {
-      fillInvisibleDefaults(properties[name], child);
+  let oneOfFilled = false;
+  for (const { node, pointer: step, place } of subschemas(schema)) {
+    const at = `${pointer}/${step}`;
+    switch (place.kind) {
+      case 'property':
+        if (isObject(value) && value[place.name] !== undefined) {
+          fillInvisibleDefaults(node, value[place.name], matches, at);
+        }
+        break;
+      case 'additionalProperties':
+        if (isObject(value)) {
+          const named = isObject(schema.properties) ? schema.properties : {};
+          for (const [name, child] of Object.entries(value)) {
+            if (!(name in named)) {
+              fillInvisibleDefaults(node, child, matches, at);
+            }
+          }
+        }
+        break;
+      case 'items':
+        if (Array.isArray(value)) {
+          const elements = place.index === undefined ? value : value.slice(place.index, place.index + 1);
+          for (const element of elements) {
+            fillInvisibleDefaults(node, element, matches, at);
+          }
+        }
+        break;
+      case 'allOf':
+        fillInvisibleDefaults(node, value, matches, at);
+        break;
+      case 'anyOf':
+      case 'oneOf':
+        if ((place.kind === 'anyOf' || !oneOfFilled) && matches(node, at, value)) {
+          oneOfFilled ||= place.kind === 'oneOf';
+          fillInvisibleDefaults(node, value, matches, at);
+        }
+        break;
     }
   }
 }

@@ -6,6 +6,7 @@ import { SecretBox } from '../../libs/common/src/index.js';
 import { AppEntity } from '../../src/apps/app.entity.js';
 import { CatalogService } from '../../src/catalog/catalog.service.js';
 import { FunctionEntity } from '../../src/functions/function.entity.js';
+import { HIDDEN_WITHOUT_DEFAULT_PATHS, hiddenDefaultsParameters } from '../fixtures/schemas/hidden-defaults.js';
 import { TestApp } from '../helpers/test-app.js';
 
 const ACI = '../shared/catalogs/aci';
@@ -117,6 +118,35 @@ describe('catalogue import', () => {
       ]),
     );
     expect(await app.dataSource.getRepository(AppEntity).existsBy({ name: 'BROKEN_DEMO' })).toBe(false);
+  });
+
+  it('checks hidden required properties in oneOf/anyOf/allOf branches and additionalProperties', async () => {
+    const copy = join(work, 'nested_hidden');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    const appFile = JSON.parse(readFileSync(join(copy, 'app.json'), 'utf8'));
+    appFile.name = 'NESTED_HIDDEN';
+    writeFileSync(join(copy, 'app.json'), JSON.stringify(appFile));
+    const functions = JSON.parse(
+      readFileSync(join(copy, 'functions.json'), 'utf8').replaceAll('WEATHER_DEMO', 'NESTED_HIDDEN'),
+    ).slice(0, 1);
+    functions[0].parameters = hiddenDefaultsParameters({ withoutDefaults: true });
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+
+    const refused = await catalog.importPaths([copy], { secrets: {} });
+    expect(refused.imported).toBe(false);
+    expect(refused.problems).toEqual(
+      HIDDEN_WITHOUT_DEFAULT_PATHS.map((path) => ({
+        file: join(copy, 'functions.json'),
+        path: `/0${path}`,
+        reason: 'is required but not visible, so it needs a default',
+      })),
+    );
+
+    functions[0].parameters = hiddenDefaultsParameters();
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+    const accepted = await catalog.importPaths([copy], { secrets: {} });
+    expect(accepted.problems).toEqual([]);
+    expect(accepted.functions.added).toEqual(['NESTED_HIDDEN__GET_FORECAST']);
   });
 
   it('reports malformed JSON with the file', async () => {
