@@ -2,10 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogService } from '../../src/catalog/catalog.service.js';
 import { SearchIndexService } from '../../src/search/search-index.service.js';
+import { ACI_CATALOG as ACI, ACI_EVAL as EVAL, ACI_PRESENT, needsAci } from '../helpers/shared-data.js';
 import { TestApp } from '../helpers/test-app.js';
-
-const ACI = '../shared/catalogs/aci';
-const EVAL = '../shared/eval';
 
 interface EvalLine {
   intent: string;
@@ -19,7 +17,7 @@ const readLines = (path: string): EvalLine[] =>
     .map((line) => JSON.parse(line) as EvalLine);
 
 /** Ranking sanity on the real ACI catalogue (98 apps, 987 functions) with the default offline embeddings. */
-describe('search ranking on the ACI catalogue', () => {
+describe.skipIf(!ACI_PRESENT)(needsAci('search ranking on the ACI catalogue'), () => {
   let app: TestApp;
   let search: SearchIndexService;
   const base = { projectId: '00000000-0000-0000-0000-000000000000', configuredOnly: false, offset: 0 };

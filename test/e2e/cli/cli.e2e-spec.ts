@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedEnv, runCli, startServe, stopServe } from '../../helpers/cli.js';
+import { ACI_CATALOG as ACI, ACI_PRESENT, needsAci } from '../../helpers/shared-data.js';
 
-const ACI = '../shared/catalogs/aci';
 const FIXTURES = 'test/fixtures/catalog';
 
 // Each command boots a process and the embedded database: generous bounds for a loaded 2-core machine.
@@ -48,7 +48,20 @@ describe('patchbay command line (embedded database)', { timeout: 180_000 }, () =
     expect(result.stderr).toContain('--name');
   });
 
-  it('imports the ACI catalogue completely, then reports it unchanged', async () => {
+  it('imports the test catalogue completely, then reports it unchanged', async () => {
+    const first = await runCli(['catalog', 'import', `${FIXTURES}/valid`, '--json'], env);
+    expect(first.code).toBe(0);
+    const report = JSON.parse(first.stdout);
+    expect(report.problems).toEqual([]);
+    expect(report.apps.added.sort()).toEqual(['OAUTH_DEMO', 'WEATHER_DEMO']);
+    expect(report.functions.added.length).toBeGreaterThan(1);
+
+    const again = JSON.parse((await runCli(['catalog', 'import', `${FIXTURES}/valid`, '--json'], env)).stdout);
+    expect(again.apps).toEqual({ added: [], updated: [], unchanged: 2 });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: report.functions.added.length });
+  });
+
+  it.skipIf(!ACI_PRESENT)(needsAci('imports the ACI catalogue completely, then reports it unchanged'), async () => {
     const first = await runCli(['catalog', 'import', ACI, '--json'], env);
     expect(first.code).toBe(0);
     const report = JSON.parse(first.stdout);
