@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import {
   buildOpenApiDocument,
   createPino,
+  INPUT_LIMITS,
   LazyChildLogger,
   MethodNotAllowedError,
   PinoLoggerService,
@@ -122,6 +123,7 @@ export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {
       'definitions, configure apps, link accounts and execute functions for linked-account owners.',
     version: API_VERSION,
     apiKeyHeader: API_KEY_HEADER,
+    limits: { bodyLimitBytes: BODY_LIMIT_BYTES, pathParamMaxLength: PATH_PARAM_MAX_LENGTH, input: INPUT_LIMITS },
   });
 }
 
