@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { InputLimits } from '../validation/input-limits.js';
-import { ErrorResponse } from './error-responses.js';
+import { ErrorResponse, HTTPValidationError } from './error-responses.js';
 
 export interface OpenApiInfo {
   title: string;
@@ -69,7 +69,8 @@ interface OperationObject {
 
 /**
  * The limits the HTTP layer enforces on every route, written into each operation they apply to, so
- * that operations added later are documented as they behave: 400 for a malformed URL (all), 414 and
+ * that operations added later are documented as they behave: 400 for a malformed URL and 422 for
+ * input over the limits or holding U+0000 (all), 414 and
  * `maxLength` for path parameters, `maxItems` for repeated query keys, 413 for bodies.
  */
 function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): void {
@@ -90,6 +91,11 @@ function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): v
           ? `${existing.description}; or a malformed percent-encoding in the URL path`
           : 'Malformed percent-encoding in the URL path',
       );
+      // Every route's whole input passes the input limits, so every operation may answer 422.
+      responses['422'] ??= {
+        description: 'Invalid path, query or body input',
+        content: { 'application/json': { schema: { $ref: getSchemaPath(HTTPValidationError) } } },
+      };
       const parameters = operation.parameters ?? [];
       if (parameters.some((parameter) => parameter.in === 'path')) {
         responses['414'] = error(`A path parameter is longer than ${limits.pathParamMaxLength} characters`);
