@@ -5,7 +5,14 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { FastifyServerOptions, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
-import { buildOpenApiDocument, createPino, LazyChildLogger, PinoLoggerService } from '../libs/common/src/index.js';
+import {
+  buildOpenApiDocument,
+  createPino,
+  INPUT_LIMITS,
+  LazyChildLogger,
+  MethodNotAllowedError,
+  PinoLoggerService,
+} from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
 import { loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
@@ -14,6 +21,8 @@ import { API_KEY_HEADER } from './projects/api-key.guard.js';
 export const API_VERSION = '0.0.1-beta.3';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+/** Characters of one path parameter; longer ones answer 414. */
+const PATH_PARAM_MAX_LENGTH = 1024;
 
 /** Each request's `request.log`, created only when something is logged at an enabled level. */
 const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (parent, bindings, options) =>
@@ -32,6 +41,8 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: PATH_PARAM_MAX_LENGTH },
+    frameworkErrors: answerFrameworkError,
     requestIdHeader: false,
     childLoggerFactory: lazyRequestLogger,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
@@ -59,6 +70,15 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    // A path served with other methods answers 405 naming them, before any body is parsed.
+    if (request.is404) {
+      const path = request.url.split('?', 1)[0];
+      const allow = fastify.supportedMethods.filter((method) => fastify.findRoute({ method, url: path }) !== null);
+      if (allow.length > 0) {
+        done(new MethodNotAllowedError(request.method, allow.sort()));
+        return;
+      }
+    }
     done();
   });
   if (!options.preview) {
@@ -73,6 +93,28 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
   return app;
 }
 
+/**
+ * What Fastify's router refuses before any route runs, in the service's `{"error"}` shape: a path whose
+ * percent-encoding is malformed (400) and a path parameter over PATH_PARAM_MAX_LENGTH (414).
+ */
+const answerFrameworkError: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, _request, reply) => {
+  const [status, message]: [number, string] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [414, `A path parameter is longer than ${PATH_PARAM_MAX_LENGTH} characters`]
+      : error.code === 'FST_ERR_BAD_URL'
+        ? [400, 'The URL path has a malformed percent-encoding']
+        : [400, 'Bad request'];
+  const raw = reply as unknown as {
+    code(status: number): typeof raw;
+    header(n: string, v: string): typeof raw;
+    send(body: string): unknown;
+  };
+  void raw
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ error: message }));
+};
+
 export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {
   return buildOpenApiDocument(app, {
     title: 'Patchbay',
@@ -81,6 +123,7 @@ export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {
       'definitions, configure apps, link accounts and execute functions for linked-account owners.',
     version: API_VERSION,
     apiKeyHeader: API_KEY_HEADER,
+    limits: { bodyLimitBytes: BODY_LIMIT_BYTES, pathParamMaxLength: PATH_PARAM_MAX_LENGTH, input: INPUT_LIMITS },
   });
 }
 

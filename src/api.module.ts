@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { AllExceptionsFilter, RequestValidationPipe } from '../libs/common/src/index.js';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter, InputLimitsInterceptor, RequestValidationPipe } from '../libs/common/src/index.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 import { ConfigModule } from './config/config.module.js';
@@ -13,7 +13,7 @@ export interface ApiModuleOptions {
   database: DatabaseModuleOptions;
 }
 
-/** The HTTP service: every feature module behind the global API-key guard, validation pipe and error filter. */
+/** The HTTP service: every feature module behind the global API-key guard, input limits, validation pipe and error filter. */
 @Module({})
 export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {
@@ -29,6 +29,7 @@ export class ApiModule {
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_INTERCEPTOR, useClass: InputLimitsInterceptor },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

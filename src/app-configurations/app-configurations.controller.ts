@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
@@ -10,11 +10,13 @@ import {
   AppConfigurationsListQuery,
   AppConfigurationUpdate,
   AppNameParams,
+  OAuth2Overrides,
 } from './app-configurations.dto.js';
 import { AppConfigurationsService } from './app-configurations.service.js';
 
 @ApiTags('app-configurations')
 @ApiSecurity(API_KEY_HEADER)
+@ApiExtraModels(OAuth2Overrides)
 @Controller('v1/app-configurations')
 export class AppConfigurationsController {
   constructor(private readonly configurations: AppConfigurationsService) {}

@@ -1,11 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsUrl, registerDecorator, ValidateNested } from 'class-validator';
+import { IsObject, IsOptional, registerDecorator, ValidateNested } from 'class-validator';
 import {
   encodeIssue,
   OptionalBoolean,
   OptionalEnum,
+  OptionalHttpUrl,
   OptionalInt,
   OptionalQueryStringArray,
   OptionalString,
@@ -57,12 +58,7 @@ export class OAuth2Overrides {
   })
   client_secret: string;
 
-  // Listed above OptionalString so it runs after the string check (decorators apply bottom-up).
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: encodeIssue('url_parsing', 'Input should be a valid http or https URL') },
-  )
-  @OptionalString({ description: 'Redirect (callback) URL registered with the provider; http or https' })
+  @OptionalHttpUrl({ description: 'Redirect (callback) URL registered with the provider; http or https' })
   redirect_url?: string;
 
   @OptionalString({ description: 'Space-separated scopes to request instead of the app default' })
@@ -84,8 +80,17 @@ export class SecuritySchemeOverrides {
  */
 function OverridesField(options: { nullable?: boolean; description: string }): PropertyDecorator {
   return applyDecorators(
+    // Inline rather than a referenced class, so that the document says other keys are refused
+    // (OAuth2Overrides is registered by the controller).
     ApiPropertyOptional({
-      type: SecuritySchemeOverrides,
+      type: 'object',
+      properties: {
+        oauth2: {
+          allOf: [{ $ref: getSchemaPath(OAuth2Overrides) }],
+          description: 'Overrides of the app OAuth 2.0 client',
+        },
+      },
+      additionalProperties: false,
       nullable: options.nullable,
       description: options.description,
     }),

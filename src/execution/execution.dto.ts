@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601 } from 'class-validator';
 import {
-  encodeIssue,
   OptionalBoolean,
+  OptionalDateTime,
   OptionalInt,
   OptionalObject,
   OptionalString,
@@ -13,10 +12,11 @@ const OWNER_ID_MAX = 255;
 
 export class FunctionExecute {
   @OptionalObject({
+    nullable: true,
     description: "The function's input, as its definition describes (only the parameters an LLM may set)",
     example: { path: { owner: 'octocat', repo: 'hello-world' }, body: { title: 'Found a bug' } },
   })
-  function_input?: Record<string, unknown>;
+  function_input?: Record<string, unknown> | null;
 
   @RequiredString({
     description: 'Owner of the linked account to execute as (the id given when the account was linked)',
@@ -66,14 +66,8 @@ export class ListExecutionsQuery {
   @OptionalBoolean({ description: 'Only successful (true) or failed (false) executions' })
   success?: boolean;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time' })
-  // Listed above OptionalString so that it runs after the string check (decorators apply bottom-up).
-  @IsISO8601(
-    { strict: true },
-    { message: encodeIssue('datetime_parsing', 'Input should be a valid ISO 8601 date-time') },
-  )
-  @OptionalString({
-    description: 'Only executions that started at or after this time (ISO 8601)',
+  @OptionalDateTime({
+    description: 'Only executions that started at or after this time (RFC 3339 date-time)',
     example: '2025-06-03T00:00:00Z',
   })
   since?: string;

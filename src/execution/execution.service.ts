@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
+import { parseDateTime } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfig } from '../config/app-config.js';
@@ -103,7 +104,7 @@ export class ExecutionService {
       appName: query.app_name,
       ownerId: query.linked_account_owner_id,
       success: query.success,
-      since: query.since === undefined ? undefined : new Date(query.since),
+      since: query.since === undefined ? undefined : parseDateTime(query.since),
       limit: query.limit,
       offset: query.offset,
     });

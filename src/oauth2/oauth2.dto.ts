@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsUrl } from 'class-validator';
-import { encodeIssue, OptionalString, RequiredString } from '../../libs/common/src/index.js';
+import { OptionalHttpUrl, OptionalString, RequiredString } from '../../libs/common/src/index.js';
 
 const OWNER_ID_MAX = 255;
 
@@ -16,12 +15,7 @@ export class OAuth2LinkStartQuery {
   })
   linked_account_owner_id: string;
 
-  // Listed above OptionalString so it runs after the string check (decorators apply bottom-up).
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: encodeIssue('url_parsing', 'Input should be a valid http or https URL') },
-  )
-  @OptionalString({
+  @OptionalHttpUrl({
     description:
       'Where the browser is sent after the callback, with `linked_account_id` and `status=success` (or ' +
       '`status=error&error=…`) appended. Its origin must be that of PUBLIC_BASE_URL or listed in OAUTH2_REDIRECT_ALLOWED_ORIGINS.',

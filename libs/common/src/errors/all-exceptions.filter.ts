@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RequestValidationError } from '../validation/validation.error.js';
-import { DomainError } from './domain.error.js';
+import { DomainError, MethodNotAllowedError } from './domain.error.js';
 
 interface ReplyLike {
   status(code: number): ReplyLike;
@@ -25,6 +25,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<ReplyLike>();
     const [status, body] = this.render(exception);
+    if (exception instanceof MethodNotAllowedError) {
+      reply.header('allow', exception.allow.join(', '));
+    }
     reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
   }
 

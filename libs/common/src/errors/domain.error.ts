@@ -31,3 +31,15 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {
   readonly status = 409;
 }
+
+/** The path exists, but not with this method; `allow` lists the methods it has (the `Allow` header). */
+export class MethodNotAllowedError extends DomainError {
+  readonly status = 405;
+
+  constructor(
+    method: string,
+    readonly allow: string[],
+  ) {
+    super(`Method ${method} is not allowed on this path; allowed: ${allow.join(', ')}`);
+  }
+}

@@ -1,11 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { InputLimits } from '../validation/input-limits.js';
+import { ErrorResponse, HTTPValidationError } from './error-responses.js';
 
 export interface OpenApiInfo {
   title: string;
   description: string;
   version: string;
   apiKeyHeader: string;
+  /** What the HTTP layer refuses for every route, declared on every operation it applies to. */
+  limits: RequestLimits;
+}
+
+export interface RequestLimits {
+  bodyLimitBytes: number;
+  pathParamMaxLength: number;
+  input: InputLimits;
 }
 
 /** Builds the document and sorts every object's keys so that the committed file diffs cleanly. */
@@ -19,6 +29,7 @@ export function buildOpenApiDocument(app: INestApplication, info: OpenApiInfo): 
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controller: string, method: string) => method,
   });
+  declareRequestLimits(document, info.limits);
   return sortKeys(document) as OpenAPIObject;
 }
 
@@ -34,4 +45,81 @@ export function sortKeys(value: unknown): unknown {
     );
   }
   return value;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** The parts of an OpenAPI operation this file reads and writes. */
+interface ResponseObject {
+  description: string;
+  content?: unknown;
+}
+
+interface ParameterObject {
+  in: string;
+  schema?: Record<string, unknown>;
+}
+
+interface OperationObject {
+  description?: string;
+  responses: Record<string, ResponseObject>;
+  parameters?: ParameterObject[];
+  requestBody?: unknown;
+}
+
+/**
+ * The limits the HTTP layer enforces on every route, written into each operation they apply to, so
+ * that operations added later are documented as they behave: 400 for a malformed URL and 422 for
+ * input over the limits or holding U+0000 (all), 414 and
+ * `maxLength` for path parameters, `maxItems` for repeated query keys, 413 for bodies.
+ */
+function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): void {
+  const error = (description: string): ResponseObject => ({
+    description,
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponse) } } },
+  });
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, OperationObject | undefined>)[method];
+      if (!operation) {
+        continue;
+      }
+      const responses = operation.responses;
+      const existing = responses['400'];
+      responses['400'] = error(
+        existing
+          ? `${existing.description}; or a malformed percent-encoding in the URL path`
+          : 'Malformed percent-encoding in the URL path',
+      );
+      // Every route's whole input passes the input limits, so every operation may answer 422.
+      responses['422'] ??= {
+        description: 'Invalid path, query or body input',
+        content: { 'application/json': { schema: { $ref: getSchemaPath(HTTPValidationError) } } },
+      };
+      const parameters = operation.parameters ?? [];
+      if (parameters.some((parameter) => parameter.in === 'path')) {
+        responses['414'] = error(`A path parameter is longer than ${limits.pathParamMaxLength} characters`);
+      }
+      for (const parameter of parameters) {
+        const schema = parameter.schema;
+        if (!schema) {
+          continue;
+        }
+        if (parameter.in === 'path' && schema.type === 'string') {
+          schema.maxLength = Math.min((schema.maxLength as number | undefined) ?? Infinity, limits.pathParamMaxLength);
+        }
+        if (parameter.in === 'query' && schema.type === 'array') {
+          schema.maxItems = Math.min((schema.maxItems as number | undefined) ?? Infinity, limits.input.maxQueryValues);
+        }
+      }
+      if (operation.requestBody) {
+        responses['413'] = error(`The body is larger than ${limits.bodyLimitBytes} bytes`);
+        const input = limits.input;
+        operation.description =
+          `${operation.description ?? ''}\n\nBody limits: ${limits.bodyLimitBytes} bytes, JSON nested at most ` +
+          `${input.maxDepth} levels, arrays of at most ${input.maxArrayItems} items, strings of at most ` +
+          `${input.maxStringLength} characters, no U+0000 (422 naming the path).`;
+      }
+    }
+  }
 }

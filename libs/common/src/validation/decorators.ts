@@ -9,6 +9,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  IsUrl,
   IsUUID,
   Max,
   MaxLength,
@@ -17,6 +18,7 @@ import {
   registerDecorator,
   type ValidationArguments,
 } from 'class-validator';
+import { isDateTime } from './date-time.js';
 import { encodeIssue } from './issue.js';
 
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
@@ -68,15 +70,22 @@ function toBoolean(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Without its own `max`, an integer is bounded by PostgreSQL's `integer`: every integer input has a
+ * declared maximum, and none can reach the database as a number it cannot hold (or that a double rounds).
+ */
+export const DEFAULT_INT_MAX = 2_147_483_647;
+
 /** An integer in the query, parsed from its text; out-of-range values name the bound. */
 export function OptionalInt(options: Described & { default: number; min?: number; max?: number }): PropertyDecorator {
+  const max = options.max ?? DEFAULT_INT_MAX;
   const decorators: PropertyDecorator[] = [
     ApiPropertyOptional({
       type: 'integer',
       description: options.description,
       default: options.default,
       minimum: options.min,
-      maximum: options.max,
+      maximum: max,
     }),
     Transform(({ value }: { value: unknown }) =>
       typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value,
@@ -85,18 +94,12 @@ export function OptionalInt(options: Described & { default: number; min?: number
     IsInt({
       message: encodeIssue('int_parsing', 'Input should be a valid integer, unable to parse string as an integer'),
     }),
+    Max(max, { message: encodeIssue('less_than_equal', `Input should be less than or equal to ${max}`) }),
   ];
   if (options.min !== undefined) {
     decorators.push(
       Min(options.min, {
         message: encodeIssue('greater_than_equal', `Input should be greater than or equal to ${options.min}`),
-      }),
-    );
-  }
-  if (options.max !== undefined) {
-    decorators.push(
-      Max(options.max, {
-        message: encodeIssue('less_than_equal', `Input should be less than or equal to ${options.max}`),
       }),
     );
   }
@@ -283,4 +286,56 @@ export function AgreesWith(other: string): PropertyDecorator {
       },
     });
   };
+}
+
+/** An RFC 3339 date-time (OpenAPI `format: date-time`), kept as its text; `parseDateTime` gives the instant. */
+export function OptionalDateTime(options: Described): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      format: 'date-time',
+      description: options.description,
+      example: options.example,
+    }),
+    nullableOptional(),
+    stringType(),
+    (target: object, propertyName: string | symbol) => {
+      registerDecorator({
+        name: 'isDateTime',
+        target: target.constructor,
+        propertyName: propertyName as string,
+        validator: {
+          validate: (value: unknown) => isDateTime(value),
+          defaultMessage: () =>
+            encodeIssue('datetime_parsing', 'Input should be a valid RFC 3339 date-time (e.g. 2025-06-03T00:00:00Z)'),
+        },
+      });
+    },
+  );
+}
+
+/** validator.js's default `max_allowed_length` for URLs, declared so the document says what is refused. */
+const URL_MAX_LENGTH = 2084;
+
+/**
+ * An absolute http or https URL. The OpenAPI schema carries the same rule (`format: uri`, the scheme as
+ * a pattern, the length bound) so that clients can check before sending.
+ */
+export function OptionalHttpUrl(options: Described): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      maxLength: URL_MAX_LENGTH,
+      description: options.description,
+      example: options.example,
+    }),
+    nullableOptional(),
+    stringType(),
+    IsUrl(
+      { protocols: ['http', 'https'], require_protocol: true, require_tld: false, max_allowed_length: URL_MAX_LENGTH },
+      { message: encodeIssue('url_parsing', 'Input should be a valid http or https URL') },
+    ),
+  );
 }
