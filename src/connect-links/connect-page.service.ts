@@ -276,6 +276,10 @@ export class ConnectPageService {
     fromCookie = false,
   ): Promise<ConnectLinkEntity> {
     const link = UUID.test(linkId) ? await this.links.findWithAppAndProject(linkId) : null;
+    if (link && statusOf(link) !== 'pending') {
+      // A used, expired or revoked link says so to anyone (the back button after success has no cookie).
+      usable(link);
+    }
     if (!link || !token || !safeEqual(hashToken(token), link.token_hash)) {
       if (link && fromCookie && !token) {
         throw new ConnectPageError(
