@@ -180,13 +180,13 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   @Max(20)
-  CONNECT_LINK_WEBHOOK_MAX_ATTEMPTS = 6;
+  CONNECT_LINK_WEBHOOK_ATTEMPTS = 6;
 
   /** Wait before the first webhook retry; doubled for each further attempt. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
-  CONNECT_LINK_WEBHOOK_RETRY_BASE_DELAY_MS = 1_000;
+  CONNECT_LINK_WEBHOOK_BACKOFF_MS = 1_000;
 
   /** Form posts one connect link accepts per minute (wrong input included). */
   @Transform(toInt)

@@ -74,11 +74,11 @@ export class ConnectLinkWebhooks implements OnApplicationShutdown {
     }
     // The origin only: a webhook URL's path or query may hold the developer's own token.
     const origin = new URL(url).origin;
-    if (attempt >= this.config.CONNECT_LINK_WEBHOOK_MAX_ATTEMPTS || this.stopped) {
+    if (attempt >= this.config.CONNECT_LINK_WEBHOOK_ATTEMPTS || this.stopped) {
       this.logger.warn(`Connect-link webhook to ${origin} failed after ${attempt} attempts (${outcome})`);
       return;
     }
-    const delay = this.config.CONNECT_LINK_WEBHOOK_RETRY_BASE_DELAY_MS * 2 ** (attempt - 1);
+    const delay = this.config.CONNECT_LINK_WEBHOOK_BACKOFF_MS * 2 ** (attempt - 1);
     this.logger.debug(`Connect-link webhook to ${origin}: ${outcome}; retry in ${delay} ms`);
     const timer = setTimeout(() => {
       this.timers.delete(timer);

@@ -367,7 +367,8 @@ function isSameSite(request: PageRequest, publicBaseUrl: string): boolean {
   if (request.fetchSite && request.fetchSite !== 'same-origin') {
     return false;
   }
-  if (request.origin) {
+  // `Origin: null` is what a browser sends from a page with `Referrer-Policy: no-referrer` (ours): no information.
+  if (request.origin && request.origin !== 'null') {
     return request.origin === originOf(publicBaseUrl) || request.origin === request.requestOrigin;
   }
   return true;

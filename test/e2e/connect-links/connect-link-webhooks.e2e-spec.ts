@@ -36,8 +36,8 @@ describe('connect-link webhooks', () => {
     receiver = await Upstream.start();
     app = await TestApp.start({
       OAUTH2_REDIRECT_ALLOWED_ORIGINS: receiver.url,
-      CONNECT_LINK_WEBHOOK_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-      CONNECT_LINK_WEBHOOK_RETRY_BASE_DELAY_MS: '100',
+      CONNECT_LINK_WEBHOOK_ATTEMPTS: String(MAX_ATTEMPTS),
+      CONNECT_LINK_WEBHOOK_BACKOFF_MS: '100',
     });
     project = await app.ctx.newProject();
   });

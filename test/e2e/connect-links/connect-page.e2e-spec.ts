@@ -275,6 +275,19 @@ describe('connect page (/connect/{id})', () => {
       expect(await linkStatus(link.id)).toBe('pending');
     });
 
+    it('accepts Origin: null (sent by browsers from a no-referrer page) with same-origin fetch metadata', async () => {
+      const { appName, link } = await newLink('api_key');
+      const browser = new ConnectBrowser(app);
+      const page = await browser.open(link.url);
+      const res = await browser.submit(
+        page,
+        { api_key: 'sk-null-origin' },
+        { origin: 'null', 'sec-fetch-site': 'same-origin' },
+      );
+      expect(res.status).toBe(200);
+      expect(await accounts(appName)).toHaveLength(1);
+    });
+
     it('refuses a post without or with a wrong CSRF token (403) and one without the cookie (401)', async () => {
       const { appName, link } = await newLink('api_key');
       const browser = new ConnectBrowser(app);
