@@ -25,7 +25,6 @@ import {
   linkPage,
   messagePage,
   type PageResponse,
-  PRIVATE_HEADERS,
   seeOther,
   successPage,
 } from './connect-page.js';
@@ -382,4 +381,3 @@ function originOf(url: string): string | undefined {
   }
 }
 
-export { PRIVATE_HEADERS };
