@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedEnv, startServe, stopServe } from '../../helpers/cli.js';
+import { embeddedEnv, runCli, startServe, stopServe } from '../../helpers/cli.js';
 
 const SECRET = 'sk-connect-log-check-4b7e2a';
 
@@ -20,12 +20,15 @@ describe('connect links never log a token or a secret', { timeout: 180_000 }, ()
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('at trace level, through a whole link', async () => {
-    const server = await startServe(embeddedEnv(dataDir, { LOG_LEVEL: 'trace' }), ['--starter']);
+    // One api_key app of the starter catalogue and a project, prepared before the service starts.
+    const imported = await runCli(['catalog', 'import', 'src/catalog/starter/brave_search'], embeddedEnv(dataDir));
+    expect(imported.code, imported.stderr).toBe(0);
+    const project = await runCli(['projects', 'create', '--name', 'logs', '--json'], embeddedEnv(dataDir));
+    const apiKey = (JSON.parse(project.stdout) as { api_key: string }).api_key;
+    const server = await startServe(embeddedEnv(dataDir, { LOG_LEVEL: 'trace' }));
     let token = '';
     let linkId = '';
     try {
-      const apiKey = /API key:\s+(\S+)/.exec(server.output())?.[1] as string;
-      expect(apiKey).toBeTruthy();
       const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
       const configured = await fetch(`${server.url}/v1/app-configurations`, {
         method: 'POST',
