@@ -1,5 +1,6 @@
 import { AppConfigurationsModule } from './app-configurations/app-configurations.module.js';
 import { AppsModule } from './apps/apps.module.js';
+import { ConnectLinksModule } from './connect-links/connect-links.module.js';
 import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
 import { LinkedAccountsModule } from './linked-accounts/linked-accounts.module.js';
@@ -12,5 +13,6 @@ export const FEATURE_MODULES = [
   AppConfigurationsModule,
   LinkedAccountsModule,
   OAuth2Module,
+  ConnectLinksModule,
   ExecutionModule,
 ];

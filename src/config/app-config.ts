@@ -175,6 +175,25 @@ export class AppConfig {
   @Max(2048)
   EMBEDDINGS_BATCH_SIZE = 64;
 
+  /** Attempts to deliver one connect-link webhook event (the first included) before giving up. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  CONNECT_LINK_WEBHOOK_ATTEMPTS = 6;
+
+  /** Wait before the first webhook retry; doubled for each further attempt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  CONNECT_LINK_WEBHOOK_BACKOFF_MS = 1_000;
+
+  /** Form posts one connect link accepts per minute (wrong input included). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  CONNECT_LINK_POSTS_PER_MINUTE = 10;
+
   /** Internal: the order of intent searches; the other values exist for `npm run eval:search`'s baselines. */
   @IsIn(SEARCH_RANKINGS)
   SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';

@@ -1,5 +1,6 @@
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { AppEntity } from '../apps/app.entity.js';
+import { ConnectLinkEntity } from '../connect-links/connect-link.entity.js';
 import { CacheGenerationEntity } from '../execution/cache-generation.entity.js';
 import { ExecutionEntity } from '../execution/execution.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
@@ -27,4 +28,5 @@ export const ENTITIES = [
   SearchCatalogVersionEntity,
   SearchStaleEntity,
   OAuth2StateEntity,
+  ConnectLinkEntity,
 ];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, type FindOptionsWhere } from 'typeorm';
+import type { SecurityScheme } from '../apps/security-scheme.js';
 import { updateReturning } from '../database/update-returning.js';
 import { LinkedAccountEntity } from './linked-account.entity.js';
 
@@ -54,28 +55,37 @@ export class LinkedAccountsRepository {
   }
 
   /**
-   * Stores the tokens of an OAuth 2.0 link: a new account, or — when the project already has one for
-   * the app and owner — the same account (same id) with its credentials replaced and its need for
-   * re-linking cleared. One statement, so concurrent callbacks cannot create two. Returns the id.
+   * Stores the credentials of a link made by the owner (OAuth 2.0 callback, connect link): a new
+   * account, or — when the project already has one for the app and owner — the same account (same
+   * id) with its scheme and credentials replaced and its need for re-linking cleared. One statement,
+   * so concurrent links cannot create two. Returns the id.
    */
-  async upsertOAuth2Account(account: {
+  async upsertAccount(account: {
     id: string;
     project_id: string;
     app_name: string;
     linked_account_owner_id: string;
+    security_scheme: SecurityScheme;
     credentials: string;
   }): Promise<string> {
     const rows: { id: string }[] = await this.dataSource.query(
       `INSERT INTO "linked_accounts"
          ("id", "project_id", "app_name", "linked_account_owner_id", "security_scheme", "credentials", "enabled", "needs_relink")
-       VALUES ($1, $2, $3, $4, 'oauth2', $5, true, false)
+       VALUES ($1, $2, $3, $4, $5, $6, true, false)
        ON CONFLICT ("project_id", "app_name", "linked_account_owner_id") DO UPDATE SET
          "security_scheme" = EXCLUDED."security_scheme",
          "credentials" = EXCLUDED."credentials",
          "needs_relink" = false,
          "updated_at" = now()
        RETURNING "id"`,
-      [account.id, account.project_id, account.app_name, account.linked_account_owner_id, account.credentials],
+      [
+        account.id,
+        account.project_id,
+        account.app_name,
+        account.linked_account_owner_id,
+        account.security_scheme,
+        account.credentials,
+      ],
     );
     return rows[0].id;
   }

@@ -92,14 +92,57 @@ export class LinkedAccountsService {
     ownerId: string,
     credentials: OAuth2Credentials,
   ): Promise<LinkedAccountPublic> {
-    const id = await this.accounts.upsertOAuth2Account({
+    return this.upsert(projectId, appName, ownerId, 'oauth2', credentials);
+  }
+
+  /**
+   * Links, or re-links in place (same id, "needs re-linking" cleared), the owner's account with
+   * credentials the owner gave on a connect link's page. Same checks as the link endpoints: the app,
+   * the project's configuration of it, and its scheme. Credentials are sealed.
+   */
+  async linkOrRelinkAccount(
+    projectId: string,
+    appName: string,
+    ownerId: string,
+    scheme: Exclude<SecurityScheme, 'oauth2'>,
+    credentials: LinkedAccountCredentials,
+  ): Promise<LinkedAccountPublic> {
+    const app = await this.configuredApp(projectId, appName, scheme);
+    return this.upsert(projectId, app, ownerId, scheme, credentials);
+  }
+
+  private async upsert(
+    projectId: string,
+    appName: string,
+    ownerId: string,
+    scheme: SecurityScheme,
+    credentials: LinkedAccountCredentials | OAuth2Credentials,
+  ): Promise<LinkedAccountPublic> {
+    const id = await this.accounts.upsertAccount({
       id: randomUUID(),
       project_id: projectId,
       app_name: appName,
       linked_account_owner_id: ownerId,
+      security_scheme: scheme,
       credentials: this.secretBox.sealJson(credentials),
     });
     return this.getLinkedAccount(projectId, id);
+  }
+
+  /** The app's name when the project configured it with `scheme`; typed errors otherwise. */
+  private async configuredApp(projectId: string, appName: string, scheme: SecurityScheme): Promise<string> {
+    const app = await this.apps.findVisibleByName(appName);
+    if (!app) {
+      throw new AppNotFoundError(appName);
+    }
+    const configuration = await this.configurations.findForProject(projectId, app.name);
+    if (!configuration) {
+      throw new AppConfigurationNotFoundError(app.name);
+    }
+    if (configuration.security_scheme !== scheme) {
+      throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, scheme);
+    }
+    return app.name;
   }
 
   /** Links only through the scheme the project configured for the app; the credentials are sealed. */
@@ -109,33 +152,23 @@ export class LinkedAccountsService {
     scheme: SecurityScheme,
     credentials: LinkedAccountCredentials,
   ): Promise<LinkedAccountPublic> {
-    const app = await this.apps.findVisibleByName(input.app_name);
-    if (!app) {
-      throw new AppNotFoundError(input.app_name);
-    }
-    const configuration = await this.configurations.findForProject(projectId, app.name);
-    if (!configuration) {
-      throw new AppConfigurationNotFoundError(app.name);
-    }
-    if (configuration.security_scheme !== scheme) {
-      throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, scheme);
-    }
+    const appName = await this.configuredApp(projectId, input.app_name, scheme);
     const ownerId = input.linked_account_owner_id;
-    if (await this.accounts.findByOwner(projectId, app.name, ownerId)) {
-      throw new LinkedAccountExistsError(app.name, ownerId);
+    if (await this.accounts.findByOwner(projectId, appName, ownerId)) {
+      throw new LinkedAccountExistsError(appName, ownerId);
     }
     const id = randomUUID();
     const inserted = await this.accounts.insert({
       id,
       project_id: projectId,
-      app_name: app.name,
+      app_name: appName,
       linked_account_owner_id: ownerId,
       security_scheme: scheme,
       credentials: this.secretBox.sealJson(credentials),
       enabled: true,
     });
     if (!inserted) {
-      throw new LinkedAccountExistsError(app.name, ownerId);
+      throw new LinkedAccountExistsError(appName, ownerId);
     }
     return this.getLinkedAccount(projectId, id);
   }

@@ -39,9 +39,9 @@ export class OAuth2InsecureEndpointError extends BadRequestError {
 }
 
 export class RedirectUrlNotAllowedError extends BadRequestError {
-  constructor(origin: string, allowed: string[]) {
+  constructor(field: string, origin: string, allowed: string[]) {
     super(
-      `after_oauth2_link_redirect_url has origin ${origin}, which is not allowed; allowed origins: ` +
+      `${field} has origin ${origin}, which is not allowed; allowed origins: ` +
         `${allowed.join(', ')} (add more in OAUTH2_REDIRECT_ALLOWED_ORIGINS)`,
     );
   }

@@ -6,11 +6,13 @@ import { AuthorizationServer } from './authorization-server.js';
 import { OAuth2Controller } from './oauth2.controller.js';
 import { OAuth2Repository } from './oauth2.repository.js';
 import { OAuth2Service } from './oauth2.service.js';
+import { RedirectAllowList } from './redirect-allow-list.js';
 
 /** GET /v1/linked-accounts/oauth2 and its callback: linking accounts through OAuth 2.0. */
 @Module({
   imports: [AppsModule, AppConfigurationsModule, LinkedAccountsModule],
   controllers: [OAuth2Controller],
-  providers: [OAuth2Service, OAuth2Repository, AuthorizationServer],
+  providers: [OAuth2Service, OAuth2Repository, AuthorizationServer, RedirectAllowList],
+  exports: [OAuth2Service, RedirectAllowList],
 })
 export class OAuth2Module {}

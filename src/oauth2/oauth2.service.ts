@@ -27,9 +27,9 @@ import {
   OAuth2StateExpiredError,
   OAuth2StateMissingError,
   OAuth2StateUnknownError,
-  RedirectUrlNotAllowedError,
 } from './oauth2.errors.js';
 import { OAuth2Repository } from './oauth2.repository.js';
+import { RedirectAllowList } from './redirect-allow-list.js';
 
 /** How long a started flow may take to come back (RFC 6749 §10.5 asks for short-lived codes and states). */
 export const STATE_TTL_MS = 10 * 60 * 1000;
@@ -53,8 +53,6 @@ interface ResolvedClient {
  */
 @Injectable()
 export class OAuth2Service {
-  private readonly allowedOrigins: string[];
-
   constructor(
     private readonly states: OAuth2Repository,
     private readonly apps: AppsRepository,
@@ -63,18 +61,14 @@ export class OAuth2Service {
     private readonly server: AuthorizationServer,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
-  ) {
-    this.allowedOrigins = allowedRedirectOrigins(config);
-  }
+    private readonly redirects: RedirectAllowList,
+  ) {}
 
   async startOAuth2Linking(projectId: string, query: OAuth2LinkStartQuery): Promise<OAuth2LinkStart> {
     const { app, settings } = await this.resolveClient(projectId, query.app_name);
     const afterRedirect = query.after_oauth2_link_redirect_url ?? null;
     if (afterRedirect !== null) {
-      const origin = new URL(afterRedirect).origin;
-      if (!this.allowedOrigins.includes(origin)) {
-        throw new RedirectUrlNotAllowedError(origin, this.allowedOrigins);
-      }
+      this.redirects.check(afterRedirect, 'after_oauth2_link_redirect_url');
     }
     const state = this.server.randomState();
     const pkce = await this.server.pkce();
@@ -238,24 +232,4 @@ export class OAuth2Service {
 /** Only the hash is stored: the state itself is a bearer secret until the callback. */
 function hashState(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('hex');
-}
-
-/** PUBLIC_BASE_URL's origin, then those listed in OAUTH2_REDIRECT_ALLOWED_ORIGINS (comma-separated). */
-function allowedRedirectOrigins(config: AppConfig): string[] {
-  const origins = [new URL(config.publicBaseUrl).origin];
-  for (const entry of (config.OAUTH2_REDIRECT_ALLOWED_ORIGINS ?? '').split(',')) {
-    const trimmed = entry.trim();
-    if (!trimmed) {
-      continue;
-    }
-    try {
-      const origin = new URL(trimmed).origin;
-      if (origin !== 'null' && !origins.includes(origin)) {
-        origins.push(origin);
-      }
-    } catch {
-      // Not a URL: it cannot match any redirect URL's origin, so it allows nothing.
-    }
-  }
-  return origins;
 }

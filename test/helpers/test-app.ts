@@ -36,7 +36,8 @@ export class TestApp {
     private readonly dropDatabase?: () => Promise<void>,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestApp> {
+  /** `port`: listen there rather than on any free port (for a PUBLIC_BASE_URL known before the start). */
+  static async start(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<TestApp> {
     const template = inject('databaseTemplate');
     process.env.SECRETS_KEY ??= randomBytes(32).toString('base64');
     process.env.LOG_LEVEL ??= 'silent';
@@ -58,7 +59,7 @@ export class TestApp {
       };
     }
     const app = await createApiApp({ database: { holder: 'test', embeddedTemplate, runMigrations: true } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };
     const url = `http://127.0.0.1:${address.port}`;
     return new TestApp(app, url, new TestContext(app), dropDatabase);

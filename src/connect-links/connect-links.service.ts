@@ -1,0 +1,201 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../../libs/common/src/index.js';
+import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
+import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
+import { AppNotFoundError } from '../apps/apps.errors.js';
+import { AppsRepository } from '../apps/apps.repository.js';
+import { AppConfig } from '../config/app-config.js';
+import { RedirectAllowList } from '../oauth2/redirect-allow-list.js';
+import type { ConnectLinkEntity } from './connect-link.entity.js';
+import { ConnectLinkWebhooks, type ConnectLinkEvent } from './connect-link-webhooks.js';
+import {
+  type ConnectLinkCreate,
+  type ConnectLinkCreated,
+  type ConnectLinkPublic,
+  type ConnectLinkStatus,
+  EXPIRES_DEFAULT_SECONDS,
+  EXPIRES_MAX_SECONDS,
+  EXPIRES_MIN_SECONDS,
+} from './connect-links.dto.js';
+import {
+  AppConfigurationDisabledForLinkError,
+  ConnectLinkNotFoundError,
+  ConnectLinkNotPendingError,
+} from './connect-links.errors.js';
+import { ConnectLinksRepository } from './connect-links.repository.js';
+
+export const CONNECT_PATH = '/connect';
+
+/** What other modules (the MCP server) give to create a link; camelCase, unlike the wire format. */
+export interface ConnectLinkRequest {
+  appName: string;
+  ownerId: string;
+  afterLinkRedirectUrl?: string;
+  webhookUrl?: string;
+  expiresInSeconds?: number;
+}
+
+export interface NewConnectLinkResult {
+  id: string;
+  /** The page for the end user; it holds the single-use token. */
+  url: string;
+  expiresAt: Date;
+  /** Only with a webhook URL: the key of its signatures. */
+  webhookSecret?: string;
+}
+
+/** SHA-256 (hex) of a link token: only the hash is stored, and tokens are compared through it. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A stored link's status as callers see it: a pending link past its expiry is expired. */
+export function statusOf(link: ConnectLinkEntity, now = Date.now()): ConnectLinkStatus {
+  if (link.status === 'pending' && link.expires_at.getTime() <= now) {
+    return 'expired';
+  }
+  return link.status;
+}
+
+/**
+ * Connect links: a developer (or the MCP server) asks for a link, hands it to an end user, and the
+ * user links their own account on Patchbay's page (see ConnectPageService) — credentials never pass
+ * through the developer's systems. This service holds the links' life cycle.
+ */
+@Injectable()
+export class ConnectLinksService {
+  constructor(
+    private readonly links: ConnectLinksRepository,
+    private readonly apps: AppsRepository,
+    private readonly configurations: AppConfigurationsRepository,
+    private readonly redirects: RedirectAllowList,
+    private readonly webhooks: ConnectLinkWebhooks,
+    private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
+  ) {}
+
+  async createConnectLink(projectId: string, input: ConnectLinkCreate): Promise<ConnectLinkCreated> {
+    const created = await this.create(projectId, {
+      appName: input.app_name,
+      ownerId: input.linked_account_owner_id,
+      afterLinkRedirectUrl: input.after_link_redirect_url,
+      webhookUrl: input.webhook_url,
+      expiresInSeconds: input.expires_in_seconds,
+    });
+    return {
+      id: created.id,
+      url: created.url,
+      expires_at: created.expiresAt.toISOString(),
+      ...(created.webhookSecret ? { webhook_secret: created.webhookSecret } : {}),
+    };
+  }
+
+  /**
+   * Creates a pending link for the owner's account of an app the project configured (and enabled).
+   * Usable by other modules; input is trusted to be shaped (the HTTP layer validated it) but every
+   * rule is checked here.
+   */
+  async create(projectId: string, request: ConnectLinkRequest): Promise<NewConnectLinkResult> {
+    const app = await this.apps.findVisibleByName(request.appName);
+    if (!app) {
+      throw new AppNotFoundError(request.appName);
+    }
+    const configuration = await this.configurations.findForProject(projectId, app.name);
+    if (!configuration) {
+      throw new AppConfigurationNotFoundError(app.name);
+    }
+    if (!configuration.enabled) {
+      throw new AppConfigurationDisabledForLinkError(app.name);
+    }
+    if (request.afterLinkRedirectUrl) {
+      this.redirects.check(request.afterLinkRedirectUrl, 'after_link_redirect_url');
+    }
+    if (request.webhookUrl) {
+      this.redirects.check(request.webhookUrl, 'webhook_url');
+    }
+    const seconds = Math.min(
+      EXPIRES_MAX_SECONDS,
+      Math.max(EXPIRES_MIN_SECONDS, request.expiresInSeconds ?? EXPIRES_DEFAULT_SECONDS),
+    );
+    const id = randomUUID();
+    const token = randomBytes(32).toString('base64url');
+    const webhookSecret = request.webhookUrl ? `whsec_${randomBytes(24).toString('base64url')}` : undefined;
+    const expiresAt = new Date(Date.now() + seconds * 1000);
+    await this.links.insert({
+      id,
+      project_id: projectId,
+      app_name: app.name,
+      linked_account_owner_id: request.ownerId,
+      token_hash: hashToken(token),
+      status: 'pending',
+      linked_account_id: null,
+      after_link_redirect_url: request.afterLinkRedirectUrl ?? null,
+      webhook_url: request.webhookUrl ?? null,
+      webhook_secret: webhookSecret ? this.secretBox.seal(webhookSecret) : null,
+      expires_at: expiresAt,
+    });
+    const url = `${this.config.publicBaseUrl}${CONNECT_PATH}/${id}?token=${token}`;
+    return { id, url, expiresAt, ...(webhookSecret ? { webhookSecret } : {}) };
+  }
+
+  async getConnectLink(projectId: string, id: string): Promise<ConnectLinkPublic> {
+    return toPublic(await this.existing(projectId, id));
+  }
+
+  async revokeConnectLink(projectId: string, id: string): Promise<void> {
+    if (!(await this.links.revoke(projectId, id))) {
+      throw new ConnectLinkNotPendingError(id, statusOf(await this.existing(projectId, id)));
+    }
+  }
+
+  /**
+   * Uses the link up for the account it linked and tells the webhook. False when the link stopped
+   * being usable meanwhile (a concurrent completion won, or it expired or was revoked).
+   */
+  async complete(link: ConnectLinkEntity, linkedAccountId: string): Promise<boolean> {
+    if (!(await this.links.complete(link.id, linkedAccountId))) {
+      return false;
+    }
+    this.notify(link, { event: 'connect_link.completed', linked_account_id: linkedAccountId });
+    return true;
+  }
+
+  /** Tells the webhook (if any) that an attempt on the page failed; the link stays usable. */
+  fail(link: ConnectLinkEntity, error: string): void {
+    this.notify(link, { event: 'connect_link.failed', linked_account_id: null, error });
+  }
+
+  private notify(link: ConnectLinkEntity, event: Pick<ConnectLinkEvent, 'event' | 'linked_account_id' | 'error'>) {
+    if (!link.webhook_url || !link.webhook_secret) {
+      return;
+    }
+    this.webhooks.send(link.webhook_url, this.secretBox.open(link.webhook_secret), {
+      event: event.event,
+      connect_link_id: link.id,
+      app_name: link.app_name,
+      linked_account_owner_id: link.linked_account_owner_id,
+      linked_account_id: event.linked_account_id,
+      ...(event.error ? { error: event.error } : {}),
+    });
+  }
+
+  private async existing(projectId: string, id: string): Promise<ConnectLinkEntity> {
+    const link = await this.links.findForProject(projectId, id);
+    if (!link) {
+      throw new ConnectLinkNotFoundError(id);
+    }
+    return link;
+  }
+}
+
+function toPublic(link: ConnectLinkEntity): ConnectLinkPublic {
+  return {
+    id: link.id,
+    app_name: link.app_name,
+    linked_account_owner_id: link.linked_account_owner_id,
+    status: statusOf(link),
+    ...(link.linked_account_id ? { linked_account_id: link.linked_account_id } : {}),
+    expires_at: link.expires_at.toISOString(),
+  };
+}
