@@ -2,6 +2,7 @@ import { AppConfigurationsModule } from './app-configurations/app-configurations
 import { AppsModule } from './apps/apps.module.js';
 import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { LinkedAccountsModule } from './linked-accounts/linked-accounts.module.js';
 import { OAuth2Module } from './oauth2/oauth2.module.js';
 
@@ -13,4 +14,5 @@ export const FEATURE_MODULES = [
   LinkedAccountsModule,
   OAuth2Module,
   ExecutionModule,
+  McpModule,
 ];

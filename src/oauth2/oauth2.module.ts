@@ -12,5 +12,6 @@ import { OAuth2Service } from './oauth2.service.js';
   imports: [AppsModule, AppConfigurationsModule, LinkedAccountsModule],
   controllers: [OAuth2Controller],
   providers: [OAuth2Service, OAuth2Repository, AuthorizationServer],
+  exports: [OAuth2Service],
 })
 export class OAuth2Module {}

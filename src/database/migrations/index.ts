@@ -5,6 +5,7 @@ import { CacheGenerations1764000000002 } from './1764000000002-CacheGenerations.
 import { SearchIndex1765000000000 } from './1765000000000-SearchIndex.js';
 import { OAuth2States1766000000000 } from './1766000000000-OAuth2States.js';
 import { ExecutionLogKey1767000000000 } from './1767000000000-ExecutionLogKey.js';
+import { Mcp1768400000000 } from './1768400000000-Mcp.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   SearchIndex1765000000000,
   OAuth2States1766000000000,
   ExecutionLogKey1767000000000,
+  Mcp1768400000000,
 ];
