@@ -17,7 +17,7 @@ import { McpOriginNotAllowedError, McpOwnerOverrideError, McpSessionNotFoundErro
 import { McpRepository } from './mcp.repository.js';
 import type { McpSessionEntity } from './mcp-session.entity.js';
 import { type McpPrincipal, McpTokensService } from './mcp-tokens.service.js';
-import { intersect, type McpCallContext, type McpMode, McpToolsService } from './mcp-tools.service.js';
+import { intersect, type McpCallContext, McpToolsService } from './mcp-tools.service.js';
 
 /** Request bodies larger than this are refused (413) before anything else is done with them. */
 export const MCP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
