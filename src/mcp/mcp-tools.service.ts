@@ -145,7 +145,12 @@ export class McpToolsService {
   async callTool(ctx: McpCallContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     if (ctx.mode === 'direct') {
       const functionName = await this.directFunction(ctx, name);
-      return this.execute(ctx, functionName, args);
+      const result = await this.execute(ctx, functionName, args);
+      if (result.isError && text(result) === new FunctionNotFoundError(functionName).message) {
+        // In direct mode a function name is a tool name: one that does not exist is a protocol error.
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
+      return result;
     }
     switch (name) {
       case SEARCH_TOOL:
@@ -340,6 +345,11 @@ export class McpToolsService {
     }
     throw error;
   }
+}
+
+function text(result: CallToolResult): string | undefined {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : undefined;
 }
 
 function errorResult(message: string): CallToolResult {
