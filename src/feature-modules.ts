@@ -3,6 +3,7 @@ import { AppsModule } from './apps/apps.module.js';
 import { ConnectLinksModule } from './connect-links/connect-links.module.js';
 import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { LinkedAccountsModule } from './linked-accounts/linked-accounts.module.js';
 import { OAuth2Module } from './oauth2/oauth2.module.js';
 
@@ -15,4 +16,5 @@ export const FEATURE_MODULES = [
   OAuth2Module,
   ConnectLinksModule,
   ExecutionModule,
+  McpModule,
 ];

@@ -11,6 +11,7 @@ import { CliModule } from '../cli.module.js';
 import { AppConfig, InvalidConfigError, loadConfig } from '../config/app-config.js';
 import { DataDirLockedError } from '../database/embedded-database.js';
 import { ProjectsService } from '../projects/projects.service.js';
+import { runMcpBridge } from './mcp-bridge.js';
 
 /** Thrown by a command to stop with a message and exit code 1, without a stack trace. */
 class CommandError extends Error {}
@@ -108,6 +109,39 @@ export async function runCli(argv: string[]): Promise<number> {
           throw new CommandError('');
         }
       }),
+    );
+
+  program
+    .command('mcp')
+    .description('Speak MCP on standard input/output for a local client, forwarding to a running Patchbay')
+    .requiredOption('--url <url>', 'base address of the running Patchbay (e.g. http://127.0.0.1:8000)')
+    .option('--api-key <key>', 'project API key (with --owner)')
+    .option('--owner <id>', 'linked-account owner to act for (with --api-key)')
+    .option('--token <token>', 'owner-scoped MCP token (instead of --api-key and --owner)')
+    .option('--mode <mode>', 'unified (default) or direct')
+    .option('--apps <names>', 'only these apps, comma-separated')
+    .action(
+      async (options: {
+        url: string;
+        apiKey?: string;
+        owner?: string;
+        token?: string;
+        mode?: string;
+        apps?: string;
+      }) => {
+        if (!options.token && !options.apiKey) {
+          throw new CommandError('patchbay mcp needs --token, or --api-key (with --owner to execute functions)');
+        }
+        if (options.mode !== undefined && options.mode !== 'unified' && options.mode !== 'direct') {
+          throw new CommandError(`--mode must be unified or direct, not ${options.mode}`);
+        }
+        try {
+          new URL(options.url);
+        } catch {
+          throw new CommandError(`--url is not a valid URL: ${options.url}`);
+        }
+        await runMcpBridge(options);
+      },
     );
 
   program

@@ -106,6 +106,17 @@ export class AppConfig {
   @Min(1)
   EXECUTION_LOG_FLUSH_MS = 250;
 
+  /** Browser origins, besides PUBLIC_BASE_URL's, allowed to call /v1/mcp (comma-separated). */
+  @IsOptional()
+  @IsString()
+  MCP_ALLOWED_ORIGINS?: string;
+
+  /** Largest text of one MCP tool result; longer results are cut with a "truncated" marker and their full size. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  MCP_RESULT_MAX_BYTES = 100_000;
+
   /** How often an instance checks whether another instance changed cached rows (configurations, accounts, catalogue). */
   @Transform(toInt)
   @IsInt()

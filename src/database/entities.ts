@@ -5,6 +5,8 @@ import { CacheGenerationEntity } from '../execution/cache-generation.entity.js';
 import { ExecutionEntity } from '../execution/execution.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { McpSessionEntity } from '../mcp/mcp-session.entity.js';
+import { McpTokenEntity } from '../mcp/mcp-token.entity.js';
 import { OAuth2StateEntity } from '../oauth2/oauth2-state.entity.js';
 import { ApiKeyEntity } from '../projects/api-key.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
@@ -29,4 +31,6 @@ export const ENTITIES = [
   SearchStaleEntity,
   OAuth2StateEntity,
   ConnectLinkEntity,
+  McpTokenEntity,
+  McpSessionEntity,
 ];

@@ -18,20 +18,26 @@ describe('ExecutionLogBatch', () => {
   it('keeps each distinct text value once and refers to it by its 1-based position', () => {
     const batch = new ExecutionLogBatch();
     batch.add('id-1', record({}));
-    batch.add('id-2', record({ function_name: 'GITHUB__CREATE_ISSUE', linked_account_owner_id: 'GITHUB' }));
+    batch.add(
+      'id-2',
+      record({ function_name: 'GITHUB__CREATE_ISSUE', linked_account_owner_id: 'GITHUB', source: 'mcp' }),
+    );
     expect(batch.size).toBe(2);
     expect(batch.values).toEqual([
       '4b1e3a52-8c7d-4f0e-9a1b-2c3d4e5f6a7b',
       'GITHUB',
       'GITHUB__GET_REPO',
       'user-1',
+      'rest',
       'GITHUB__CREATE_ISSUE',
+      'mcp',
     ]);
-    expect([batch.projects, batch.apps, batch.functions, batch.owners]).toEqual([
+    expect([batch.projects, batch.apps, batch.functions, batch.owners, batch.sources]).toEqual([
       [1, 1],
       [2, 2],
-      [3, 5],
+      [3, 6],
       [4, 2],
+      [5, 7],
     ]);
   });
 

@@ -1,3 +1,5 @@
+import type { ExecutionSource } from './execution.entity.js';
+
 /** One execution as the service reports it to the log. */
 export interface ExecutionRecord {
   project_id: string;
@@ -10,13 +12,17 @@ export interface ExecutionRecord {
   error: string | null;
   /** When it started, in Unix milliseconds. */
   started_at_ms: number;
+  /** Where the call came from; REST when not said. */
+  source?: ExecutionSource;
+  /** The MCP token the call was made with. */
+  mcp_token_id?: string | null;
 }
 
 /**
  * Execution-log rows waiting to be written, held as columns rather than one object per row.
  *
  * A busy service records thousands of executions a second, nearly all of the same few projects,
- * functions and owners: those four text columns hold positions in one list of distinct values, so
+ * functions, owners and sources: those five text columns hold positions in one list of distinct values, so
  * a row costs a few numbers here and the insert parses small integers instead of repeated text.
  * The other columns become SQL array literals with one `join` each.
  */
@@ -31,7 +37,9 @@ export class ExecutionLogBatch {
   readonly statuses: (number | null)[] = [];
   readonly durations: number[] = [];
   readonly errors: (string | null)[] = [];
-  /** The distinct values of the four text columns; positions start at 1, as in SQL arrays. */
+  readonly sources: number[] = [];
+  readonly tokens: (string | null)[] = [];
+  /** The distinct values of the five text columns; positions start at 1, as in SQL arrays. */
   readonly values: string[] = [];
   private readonly positions = new Map<string, number>();
 
@@ -50,6 +58,8 @@ export class ExecutionLogBatch {
     this.statuses.push(row.upstream_status);
     this.durations.push(row.duration_ms);
     this.errors.push(row.error);
+    this.sources.push(this.position(row.source ?? 'rest'));
+    this.tokens.push(row.mcp_token_id ?? null);
   }
 
   /** Row `index` of this batch as a batch of its own (to write rows one by one when a batch is refused). */
@@ -65,6 +75,8 @@ export class ExecutionLogBatch {
       duration_ms: this.durations[index],
       error: this.errors[index],
       started_at_ms: this.startedAtMs[index],
+      source: this.values[this.sources[index] - 1] as ExecutionSource,
+      mcp_token_id: this.tokens[index],
     });
     return single;
   }

@@ -111,4 +111,19 @@ export class ExecutionPublic {
 
   @ApiProperty({ format: 'date-time', description: 'When the execution started' })
   created_at: string;
+
+  @ApiProperty({
+    enum: ['rest', 'mcp'],
+    description: 'Where the call came from: `rest` (POST /v1/functions/{function_name}/execute) or `mcp` (/v1/mcp)',
+    example: 'rest',
+  })
+  source: 'rest' | 'mcp';
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The owner-scoped MCP token the call was made with, if any',
+  })
+  mcp_token_id: string | null;
 }

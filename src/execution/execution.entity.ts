@@ -39,4 +39,14 @@ export class ExecutionEntity {
 
   @Column({ type: 'text', nullable: true })
   error: string | null;
+
+  /** Where the call came from: `rest` (POST /execute) or `mcp` (a tools/call). */
+  @Column('text', { default: 'rest' })
+  source: ExecutionSource;
+
+  /** The owner-scoped MCP token the call was made with, if any. */
+  @Column({ type: 'uuid', nullable: true })
+  mcp_token_id: string | null;
 }
+
+export type ExecutionSource = 'rest' | 'mcp';

@@ -36,5 +36,6 @@ import { UpstreamHttp } from './upstream-http.js';
     HttpBearerSchemeStrategy,
     OAuth2SchemeStrategy,
   ],
+  exports: [ExecutionService, ExecutionCache],
 })
 export class ExecutionModule {}

@@ -125,11 +125,12 @@ export class ExecutionRepository {
     }
     await this.dataSource.query(
       `INSERT INTO "executions" ("id", "project_id", "app_name", "function_name", "linked_account_owner_id", ` +
-        `"success", "upstream_status", "duration_ms", "error", "created_at") ` +
-        `SELECT r.id, v.t[r.p]::uuid, v.t[r.a], v.t[r.f], v.t[r.o], r.s, r.u, r.d, r.e, to_timestamp(r.c / 1000) ` +
+        `"success", "upstream_status", "duration_ms", "error", "created_at", "source", "mcp_token_id") ` +
+        `SELECT r.id, v.t[r.p]::uuid, v.t[r.a], v.t[r.f], v.t[r.o], r.s, r.u, r.d, r.e, to_timestamp(r.c / 1000), ` +
+        `v.t[r.src], r.tok ` +
         `FROM (SELECT $11::text[] AS t) AS v, ` +
         `unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::int[], $6::boolean[], $7::int[], $8::int[], ` +
-        `$9::text[], $10::float8[]) AS r(id, p, a, f, o, s, u, d, e, c)`,
+        `$9::text[], $10::float8[], $12::int[], $13::uuid[]) AS r(id, p, a, f, o, s, u, d, e, c, src, tok)`,
       [
         plainArrayLiteral(batch.ids),
         plainArrayLiteral(batch.projects),
@@ -142,6 +143,8 @@ export class ExecutionRepository {
         batch.errors,
         plainArrayLiteral(batch.startedAtMs),
         batch.values,
+        plainArrayLiteral(batch.sources),
+        plainArrayLiteral(batch.tokens),
       ],
     );
   }

@@ -8,6 +8,7 @@ import { FunctionNotFoundError } from '../functions/functions.errors.js';
 import type { Connector } from './connectors/connector.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { type AccountView, type ConfigurationView, ExecutionCache, type FunctionView } from './execution-cache.js';
+import type { ExecutionSource } from './execution.entity.js';
 import { ExecutionLogWriter } from './execution-log.writer.js';
 import type {
   ExecutionPublic,
@@ -35,6 +36,12 @@ import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
 import { NoAuthSchemeStrategy } from './strategies/no-auth.strategy.js';
 import { OAuth2SchemeStrategy } from './strategies/oauth2.strategy.js';
 import type { Authorization, ExecutionTarget, SecuritySchemeStrategy } from './strategies/security-scheme.strategy.js';
+
+/** Who called, for the execution log (REST when not given). */
+export interface ExecutionOrigin {
+  source: ExecutionSource;
+  mcpTokenId?: string | null;
+}
 
 /** Longest error text kept in the execution log. */
 const MAX_LOGGED_ERROR = 2000;
@@ -67,6 +74,7 @@ export class ExecutionService {
     projectId: string,
     functionName: string,
     body: FunctionExecute,
+    origin?: ExecutionOrigin,
   ): Promise<FunctionExecutionResult> {
     const startedAtMs = Date.now();
     const started = performance.now();
@@ -92,6 +100,8 @@ export class ExecutionService {
       duration_ms: Math.round(performance.now() - started),
       error: outcome.error === null ? null : outcome.error.slice(0, MAX_LOGGED_ERROR),
       started_at_ms: startedAtMs,
+      source: origin?.source,
+      mcp_token_id: origin?.mcpTokenId,
     });
     return { success: outcome.success, data: outcome.data, error: outcome.error };
   }
@@ -118,6 +128,8 @@ export class ExecutionService {
       duration_ms: row.duration_ms,
       error: row.error,
       created_at: row.created_at.toISOString(),
+      source: row.source,
+      mcp_token_id: row.mcp_token_id,
     }));
   }
 

@@ -8,6 +8,6 @@ import { SearchModule } from '../search/search.module.js';
   imports: [SearchModule],
   controllers: [FunctionsController],
   providers: [FunctionsRepository, FunctionsService],
-  exports: [FunctionsRepository],
+  exports: [FunctionsRepository, FunctionsService],
 })
 export class FunctionsModule {}

@@ -22,6 +22,13 @@ export interface VisibleFunctionFilter {
   offset?: number;
 }
 
+export interface RunnableFunctionFilter {
+  appNames?: string[];
+  /** Only functions whose name sorts (byte order) after this one. */
+  afterName?: string;
+  limit: number;
+}
+
 export type FunctionSummary = Pick<FunctionEntity, 'name' | 'description'>;
 
 /** Queries over the catalogue's functions. Visible: the function and its app are both public and active. */
@@ -66,22 +73,26 @@ export class FunctionsRepository {
       query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: search.appNames });
     }
     if (search.configuredOnly) {
-      // The functions the project may run: an enabled configuration of the app that enables them.
-      query.andWhere(
-        (qb) =>
-          `EXISTS ${qb
-            .subQuery()
-            .select('1')
-            .from(AppConfigurationEntity, 'c')
-            .where('c.app_name = f.app_name AND c.project_id = :projectId AND c.enabled')
-            .andWhere('(c.all_functions_enabled OR f.name = ANY(c.enabled_functions))')
-            .getQuery()}`,
-        { projectId: search.projectId },
-      );
+      runnableIn(query, search.projectId);
     }
     // Byte order, so that pages are the same on every database whatever its default collation.
     query.addOrderBy('f.name COLLATE "C"', 'ASC');
     return query.offset(search.offset).limit(search.limit).getRawMany<FunctionSummary>();
+  }
+
+  /**
+   * Whole rows of the visible functions the project can run (its enabled configurations enable them),
+   * by name, after `afterName` (keyset pagination), at most `limit`.
+   */
+  findRunnable(projectId: string, filter: RunnableFunctionFilter): Promise<FunctionEntity[]> {
+    const query = runnableIn(this.visible(), projectId);
+    if (filter.appNames) {
+      query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
+    }
+    if (filter.afterName !== undefined) {
+      query.andWhere('f.name COLLATE "C" > :afterName', { afterName: filter.afterName });
+    }
+    return query.orderBy('f.name COLLATE "C"', 'ASC').limit(filter.limit).getMany();
   }
 
   private visible(): SelectQueryBuilder<FunctionEntity> {
@@ -91,4 +102,19 @@ export class FunctionsRepository {
       .innerJoin('apps', 'a', 'a.name = f.app_name')
       .where(VISIBLE);
   }
+}
+
+/** Keeps the functions the project may run: an enabled configuration of the app that enables them. */
+function runnableIn(query: SelectQueryBuilder<FunctionEntity>, projectId: string): SelectQueryBuilder<FunctionEntity> {
+  return query.andWhere(
+    (qb) =>
+      `EXISTS ${qb
+        .subQuery()
+        .select('1')
+        .from(AppConfigurationEntity, 'c')
+        .where('c.app_name = f.app_name AND c.project_id = :projectId AND c.enabled')
+        .andWhere('(c.all_functions_enabled OR f.name = ANY(c.enabled_functions))')
+        .getQuery()}`,
+    { projectId },
+  );
 }

@@ -6,6 +6,7 @@ import { SearchIndex1765000000000 } from './1765000000000-SearchIndex.js';
 import { OAuth2States1766000000000 } from './1766000000000-OAuth2States.js';
 import { ExecutionLogKey1767000000000 } from './1767000000000-ExecutionLogKey.js';
 import { ConnectLinks1768100000000 } from './1768100000000-ConnectLinks.js';
+import { Mcp1768400000000 } from './1768400000000-Mcp.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   OAuth2States1766000000000,
   ExecutionLogKey1767000000000,
   ConnectLinks1768100000000,
+  Mcp1768400000000,
 ];

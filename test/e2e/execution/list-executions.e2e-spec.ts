@@ -94,6 +94,8 @@ describe('GET /v1/executions', () => {
         duration_ms: expect.any(Number),
         error: `No API key to send: the linked account has none and app ${search.app.name} has no default API key`,
         created_at: expect.any(String),
+        source: 'rest',
+        mcp_token_id: null,
       },
       {
         id: expect.any(String),
@@ -105,6 +107,8 @@ describe('GET /v1/executions', () => {
         duration_ms: expect.any(Number),
         error: 'Upstream answered HTTP 404: {"message":"no such thing"}',
         created_at: expect.any(String),
+        source: 'rest',
+        mcp_token_id: null,
       },
       {
         id: expect.any(String),
@@ -116,6 +120,8 @@ describe('GET /v1/executions', () => {
         duration_ms: expect.any(Number),
         error: null,
         created_at: expect.any(String),
+        source: 'rest',
+        mcp_token_id: null,
       },
     ]);
     const [, , slow] = res.body;

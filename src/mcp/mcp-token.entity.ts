@@ -1,0 +1,40 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { ProjectEntity } from '../projects/project.entity.js';
+
+/**
+ * An owner-scoped MCP token: acts for one project and one linked-account owner (and optionally only
+ * some apps), whatever the request says. Only a SHA-256 of the token is stored; it is shown once.
+ */
+@Entity('mcp_tokens')
+export class McpTokenEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Index()
+  @Column('uuid')
+  project_id: string;
+
+  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'project_id' })
+  project?: Relation<ProjectEntity>;
+
+  @Column('varchar', { length: 255 })
+  linked_account_owner_id: string;
+
+  /** Apps the token may reach; null for every app the project configured. */
+  @Column({ type: 'text', array: true, nullable: true })
+  apps: string[] | null;
+
+  @Index({ unique: true })
+  @Column('text')
+  token_hash: string;
+
+  @Column('timestamptz')
+  expires_at: Date;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  revoked_at: Date | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at: Date;
+}

@@ -1,0 +1,37 @@
+import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../libs/common/src/index.js';
+import { API_KEY_HEADER } from '../projects/api-key.guard.js';
+import { CurrentProject } from '../projects/current-project.decorator.js';
+import { McpTokenCreate, McpTokenCreated, McpTokenPath } from './mcp.dto.js';
+import { McpTokensService } from './mcp-tokens.service.js';
+
+@ApiTags('mcp')
+@ApiSecurity(API_KEY_HEADER)
+@Controller('v1/mcp/tokens')
+export class McpTokensController {
+  constructor(private readonly tokens: McpTokensService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create an owner-scoped MCP token',
+    description:
+      'A token for one end user, to put in their MCP client: it acts for this project and this ' +
+      'linked_account_owner_id only (and only `apps` when given), whatever a request says. Shown once; ' +
+      'stored hashed. Send it as `Authorization: Bearer <token>` to /v1/mcp.',
+  })
+  @ApiCreatedResponse({ type: McpTokenCreated })
+  @ApiErrors([401, 404], { validated: true })
+  createMcpToken(@CurrentProject() projectId: string, @Body() body: McpTokenCreate): Promise<McpTokenCreated> {
+    return this.tokens.createToken(projectId, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke an MCP token', description: 'At once, on every instance; its sessions end.' })
+  @ApiNoContentResponse({ description: 'Revoked' })
+  @ApiErrors([401, 404], { validated: true })
+  revokeMcpToken(@CurrentProject() projectId: string, @Param() path: McpTokenPath): Promise<void> {
+    return this.tokens.revokeToken(projectId, path.id);
+  }
+}

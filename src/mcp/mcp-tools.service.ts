@@ -1,0 +1,427 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { DomainError } from '../../libs/common/src/index.js';
+import { AppConfig } from '../config/app-config.js';
+import { ExecutionCache } from '../execution/execution-cache.js';
+import { LinkedAccountOfOwnerNotFoundError, LinkedAccountSchemeMismatchError } from '../execution/execution.errors.js';
+import { ExecutionService } from '../execution/execution.service.js';
+import type { FunctionEntity } from '../functions/function.entity.js';
+import { functionDefinition } from '../functions/function-definition.js';
+import type { AnthropicFunctionDefinition, FunctionBasic } from '../functions/functions.dto.js';
+import { FunctionNotFoundError } from '../functions/functions.errors.js';
+import { FunctionsRepository } from '../functions/functions.repository.js';
+import { FunctionsService } from '../functions/functions.service.js';
+import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
+import { AccountLinking } from './account-linking.js';
+import { isUnchangedToolName, toolName } from './tool-names.js';
+
+export type McpMode = 'unified' | 'direct';
+
+/** Everything a tools/list or tools/call needs to know about its caller; built per request. */
+export interface McpCallContext {
+  projectId: string;
+  /** The end user; null when an API-key caller named none (search and definitions still work). */
+  ownerId: string | null;
+  tokenId: string | null;
+  mode: McpMode;
+  /** The apps the caller may reach (URL `apps` and the token's apps, intersected); null for all. */
+  apps: string[] | null;
+  /** Whether the client declared URL-mode elicitation in its `initialize` (known only within a session). */
+  urlElicitation: boolean;
+}
+
+/** Tools per page of a direct-mode tools/list. */
+export const DIRECT_PAGE_SIZE = 100;
+/** Results of one search_functions call, at most. */
+const SEARCH_MAX = 20;
+const SEARCH_DEFAULT = 10;
+
+const SEARCH_TOOL = 'search_functions';
+const DEFINITION_TOOL = 'get_function_definition';
+const EXECUTE_TOOL = 'execute_function';
+
+const UNIFIED_TOOLS: Tool[] = [
+  {
+    name: SEARCH_TOOL,
+    title: 'Search functions',
+    description:
+      'Find functions (API operations of apps such as GitHub, Gmail or Slack) that can do what you need. Use it ' +
+      'first, whenever you need to act on an outside service. Describe the task in `intent` ("create an issue in a ' +
+      'GitHub repository"). Returns at most 20 functions, best first, each with its name, app, description, ' +
+      '`input_schema` (the JSON Schema of its input) and `linked_account` (whether the user has connected that ' +
+      'app). Then call execute_function with the name and an input that follows input_schema.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        intent: { type: 'string', description: 'What you want to do, in plain words' },
+        app_names: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Only functions of these apps (for example ["GITHUB"]); leave out to search every app',
+        },
+        include_unavailable: {
+          type: 'boolean',
+          description: 'Also return functions this project has not enabled (they cannot be executed); false by default',
+        },
+        limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX, description: 'How many results (default 10)' },
+      },
+      required: ['intent'],
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: DEFINITION_TOOL,
+    title: 'Get a function definition',
+    description:
+      'The description and input JSON Schema of one function, by its exact name (as search_functions returned ' +
+      'it). Use it when you know the function name but not its input.',
+    inputSchema: {
+      type: 'object',
+      properties: { function_name: { type: 'string', description: 'Exact function name, e.g. GITHUB__CREATE_ISSUE' } },
+      required: ['function_name'],
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: EXECUTE_TOOL,
+    title: 'Execute a function',
+    description:
+      'Run one function for the user and get its result: {"success": true, "data": ...} with what the ' +
+      "service answered. `function_input` must follow the function's input_schema from search_functions or " +
+      'get_function_definition. On failure the result is an error saying what went wrong (for example a missing ' +
+      'field, or an account the user must connect first, with the address to do so).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        function_name: { type: 'string', description: 'Exact function name, e.g. GITHUB__CREATE_ISSUE' },
+        function_input: { type: 'object', description: "The function's input, as its input_schema describes" },
+      },
+      required: ['function_name'],
+    },
+    annotations: { openWorldHint: true },
+  },
+];
+
+/**
+ * The tools Patchbay offers over MCP, on the same services as the REST API: search and definitions
+ * through FunctionsService, runs through ExecutionService (same checks, same errors, same log).
+ */
+@Injectable()
+export class McpToolsService {
+  constructor(
+    private readonly functions: FunctionsService,
+    private readonly functionRows: FunctionsRepository,
+    private readonly execution: ExecutionService,
+    private readonly executionCache: ExecutionCache,
+    private readonly accounts: LinkedAccountsService,
+    private readonly linking: AccountLinking,
+    private readonly config: AppConfig,
+  ) {}
+
+  async listTools(ctx: McpCallContext, cursor: string | undefined): Promise<{ tools: Tool[]; nextCursor?: string }> {
+    if (ctx.mode === 'unified') {
+      return { tools: UNIFIED_TOOLS };
+    }
+    const afterName = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (ctx.apps?.length === 0) {
+      return { tools: [] };
+    }
+    const rows = await this.functionRows.findRunnable(ctx.projectId, {
+      appNames: ctx.apps ?? undefined,
+      afterName,
+      limit: DIRECT_PAGE_SIZE + 1,
+    });
+    const page = rows.slice(0, DIRECT_PAGE_SIZE);
+    const tools = page.map(directTool);
+    return rows.length > DIRECT_PAGE_SIZE ? { tools, nextCursor: encodeCursor(page[page.length - 1].name) } : { tools };
+  }
+
+  async callTool(ctx: McpCallContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    if (ctx.mode === 'direct') {
+      const functionName = await this.directFunction(ctx, name);
+      const result = await this.execute(ctx, functionName, args);
+      if (result.isError && text(result) === new FunctionNotFoundError(functionName).message) {
+        // In direct mode a function name is a tool name: one that does not exist is a protocol error.
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
+      return result;
+    }
+    switch (name) {
+      case SEARCH_TOOL:
+        return this.search(ctx, args);
+      case DEFINITION_TOOL:
+        return this.definition(ctx, stringArgument(args, 'function_name'));
+      case EXECUTE_TOOL: {
+        const input = args.function_input ?? {};
+        if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+          throw new McpError(ErrorCode.InvalidParams, 'function_input must be an object');
+        }
+        return this.execute(ctx, stringArgument(args, 'function_name'), input as Record<string, unknown>);
+      }
+      default:
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+  }
+
+  private async search(ctx: McpCallContext, args: Record<string, unknown>): Promise<CallToolResult> {
+    const intent = stringArgument(args, 'intent');
+    const requested = optionalStringArray(args, 'app_names');
+    const includeAll = args.include_unavailable === true;
+    const limit =
+      typeof args.limit === 'number' ? Math.min(Math.max(Math.trunc(args.limit), 1), SEARCH_MAX) : SEARCH_DEFAULT;
+    const apps = intersect(requested, ctx.apps);
+    if (apps?.length === 0) {
+      return this.success({ results: [] });
+    }
+    const hits = await this.functions.searchFunctions(ctx.projectId, {
+      intent,
+      app_names: apps ?? undefined,
+      configured_only: !includeAll,
+      allowed_apps_only: false,
+      allowed_only: false,
+      limit,
+      offset: 0,
+      format: 'basic',
+    });
+    // Basic results are {name, description}; the rows give the app and the schema.
+    const names = hits.map((hit) => (hit as FunctionBasic).name);
+    const rows = await this.functionRows.findVisible({ functionNames: names });
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    const linkedApps = await this.linkedApps(ctx);
+    const results = names.flatMap((name) => {
+      const row = byName.get(name);
+      if (!row) {
+        return [];
+      }
+      const definition = functionDefinition(row, 'anthropic') as AnthropicFunctionDefinition;
+      return [
+        {
+          name: row.name,
+          app_name: row.app_name,
+          description: row.description,
+          input_schema: definition.input_schema,
+          linked_account: linkedApps === null ? null : linkedApps.has(row.app_name),
+        },
+      ];
+    });
+    return this.success({ results });
+  }
+
+  private async definition(ctx: McpCallContext, name: string): Promise<CallToolResult> {
+    try {
+      const definition = (await this.functions.getFunctionDefinition(name, {
+        format: 'anthropic',
+      })) as AnthropicFunctionDefinition;
+      if (ctx.apps !== null && !(await this.allowedFunction(ctx, name))) {
+        throw new FunctionNotFoundError(name);
+      }
+      return this.success({ ...definition });
+    } catch (error) {
+      return this.failure(error);
+    }
+  }
+
+  private async execute(
+    ctx: McpCallContext,
+    functionName: string,
+    input: Record<string, unknown>,
+  ): Promise<CallToolResult> {
+    if (ctx.ownerId === null) {
+      return errorResult(
+        'No linked-account owner: add the X-Linked-Account-Owner-Id header (or linked_account_owner_id in the ' +
+          'query of the MCP URL) naming the end user to act for, or use an owner-scoped MCP token.',
+      );
+    }
+    try {
+      if (ctx.apps !== null && !(await this.allowedFunction(ctx, functionName))) {
+        throw new FunctionNotFoundError(functionName);
+      }
+      const result = await this.execution.executeFunction(
+        ctx.projectId,
+        functionName,
+        { linked_account_owner_id: ctx.ownerId, function_input: input },
+        { source: 'mcp', mcpTokenId: ctx.tokenId },
+      );
+      if (!result.success) {
+        return errorResult(result.error ?? 'The function failed');
+      }
+      return this.success({ success: true, data: result.data });
+    } catch (error) {
+      if (error instanceof LinkedAccountOfOwnerNotFoundError || error instanceof LinkedAccountSchemeMismatchError) {
+        return this.linkNeeded(ctx, ctx.ownerId, functionName, error);
+      }
+      return this.failure(error);
+    }
+  }
+
+  /** The owner must (re)link the app's account: a URL elicitation when the client can show one, else the link as text. */
+  private async linkNeeded(
+    ctx: McpCallContext,
+    ownerId: string,
+    functionName: string,
+    error: DomainError,
+  ): Promise<CallToolResult> {
+    const fn = await this.executionCache.function(functionName);
+    if (!fn) {
+      return this.failure(error);
+    }
+    const link = await this.linking.linkFor(ctx.projectId, fn.fn.app_name, ownerId);
+    if (link.url !== null && ctx.urlElicitation) {
+      throw new UrlElicitationRequiredError(
+        [{ mode: 'url', message: link.message, url: link.url, elicitationId: crypto.randomUUID() }],
+        `${error.message}. The user must connect ${fn.fn.app_name} first; retry once they have.`,
+      );
+    }
+    return errorResult(`${error.message}. ${link.message}`);
+  }
+
+  /** The function a direct-mode tool name stands for; a name no enabled function has is a protocol error. */
+  private async directFunction(ctx: McpCallContext, name: string): Promise<string> {
+    if (isUnchangedToolName(name)) {
+      return name;
+    }
+    // A shortened name: find it among the functions this caller can list (names never change their tool name).
+    let afterName: string | undefined;
+    for (;;) {
+      const rows = await this.functionRows.findRunnable(ctx.projectId, {
+        appNames: ctx.apps ?? undefined,
+        afterName,
+        limit: 1000,
+      });
+      const found = rows.find((row) => toolName(row.name) === name);
+      if (found) {
+        return found.name;
+      }
+      if (rows.length < 1000) {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
+      afterName = rows[rows.length - 1].name;
+    }
+  }
+
+  private async allowedFunction(ctx: McpCallContext, functionName: string): Promise<boolean> {
+    const fn = await this.executionCache.function(functionName);
+    return fn !== null && (ctx.apps === null || ctx.apps.includes(fn.fn.app_name));
+  }
+
+  /** Apps the owner has an enabled linked account of; null when no owner is known. */
+  private async linkedApps(ctx: McpCallContext): Promise<Set<string> | null> {
+    if (ctx.ownerId === null) {
+      return null;
+    }
+    const accounts = await this.accounts.listLinkedAccounts(ctx.projectId, { linked_account_owner_id: ctx.ownerId });
+    return new Set(accounts.filter((account) => account.enabled).map((account) => account.app_name));
+  }
+
+  private success(payload: Record<string, unknown>): CallToolResult {
+    const text = JSON.stringify(payload);
+    const size = Buffer.byteLength(text);
+    const max = this.config.MCP_RESULT_MAX_BYTES;
+    if (size <= max) {
+      return { content: [{ type: 'text', text }], structuredContent: payload };
+    }
+    const shown = Buffer.from(text).subarray(0, max).toString('utf8');
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `${shown}\n[truncated: the result is ${size} bytes; only the first ${max} are shown]`,
+        },
+      ],
+      structuredContent: { success: true, truncated: true, total_bytes: size, shown_bytes: max },
+    };
+  }
+
+  /** A pipeline check that failed: the message the REST API gives; anything else is not ours to explain. */
+  private failure(error: unknown): CallToolResult {
+    if (error instanceof DomainError) {
+      return errorResult(error.message);
+    }
+    throw error;
+  }
+}
+
+function text(result: CallToolResult): string | undefined {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : undefined;
+}
+
+function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/** A function as a direct-mode tool: annotations from its HTTP method. */
+function directTool(fn: FunctionEntity): Tool {
+  const definition = functionDefinition(fn, 'anthropic') as AnthropicFunctionDefinition;
+  const method =
+    fn.protocol === 'rest' ? String((fn.protocol_data as { method?: string }).method ?? '').toUpperCase() : '';
+  const annotations: NonNullable<Tool['annotations']> = { title: fn.name, openWorldHint: true };
+  if (method === 'GET' || method === 'HEAD') {
+    annotations.readOnlyHint = true;
+  }
+  if (method === 'DELETE') {
+    annotations.destructiveHint = true;
+  }
+  if (['PUT', 'DELETE', 'GET', 'HEAD'].includes(method)) {
+    annotations.idempotentHint = true;
+  }
+  return {
+    name: toolName(fn.name),
+    title: fn.name,
+    description: fn.description,
+    inputSchema: definition.input_schema as Tool['inputSchema'],
+    annotations,
+  };
+}
+
+function stringArgument(args: Record<string, unknown>, name: string): string {
+  const value = args[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new McpError(ErrorCode.InvalidParams, `${name} is required and must be a non-empty string`);
+  }
+  return value;
+}
+
+function optionalStringArray(args: Record<string, unknown>, name: string): string[] | null {
+  const value = args[name];
+  if (value === undefined || value === null) {
+    return null;
+  }
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    throw new McpError(ErrorCode.InvalidParams, `${name} must be an array of strings`);
+  }
+  return value;
+}
+
+/** Both limits at once; null means "no limit". */
+export function intersect(a: string[] | null, b: string[] | null): string[] | null {
+  if (a === null) {
+    return b;
+  }
+  if (b === null) {
+    return a;
+  }
+  return a.filter((item) => b.includes(item));
+}
+
+function encodeCursor(afterName: string): string {
+  return Buffer.from(JSON.stringify({ after: afterName })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof parsed.after === 'string') {
+      return parsed.after;
+    }
+  } catch {
+    // Reported below, like any cursor this service did not give.
+  }
+  throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+}

@@ -1,0 +1,49 @@
+import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { API_KEY_HEADER, PublicRoute } from '../projects/api-key.guard.js';
+import { McpTransportService } from './mcp-transport.service.js';
+
+/**
+ * The MCP endpoint (Streamable HTTP). Its own credential check (API key or MCP token, answered as
+ * JSON-RPC errors) replaces the global guard; the SDK transport writes the responses.
+ */
+@ApiTags('mcp')
+@Controller('v1/mcp')
+export class McpTransportController {
+  constructor(private readonly transport: McpTransportService) {}
+
+  @Post()
+  @PublicRoute()
+  @ApiSecurity(API_KEY_HEADER)
+  @ApiOperation({
+    summary: 'Model Context Protocol endpoint (Streamable HTTP)',
+    description:
+      'JSON-RPC messages of the Model Context Protocol (2025-11-25 and the versions it negotiates), for MCP ' +
+      'clients rather than direct use. Credentials: X-API-KEY or `Authorization: Bearer` with the API key or an ' +
+      'owner-scoped MCP token (POST /v1/mcp/tokens). With an API key the end user is named by the ' +
+      'X-Linked-Account-Owner-Id header or the `linked_account_owner_id` query parameter. Query: ' +
+      '`mode=unified` (default: search_functions, get_function_definition, execute_function) or `mode=direct` ' +
+      '(one tool per enabled function), `apps=A,B`. Missing or wrong credentials: 401 with a JSON-RPC error ' +
+      'and WWW-Authenticate; a browser Origin other than the service or MCP_ALLOWED_ORIGINS: 403; bodies over ' +
+      '4 MiB: 413.',
+  })
+  @ApiOkResponse({ description: 'A JSON-RPC response (or 202 for notifications)' })
+  handleMcpPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handlePost(request, reply);
+  }
+
+  @Get()
+  @PublicRoute()
+  @ApiExcludeEndpoint()
+  handleMcpGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handleGet(request, reply);
+  }
+
+  @Delete()
+  @PublicRoute()
+  @ApiExcludeEndpoint()
+  handleMcpDelete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handleDelete(request, reply);
+  }
+}

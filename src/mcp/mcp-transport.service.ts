@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../libs/common/src/index.js';
+import { API_VERSION } from '../api-app.js';
+import { AppConfig } from '../config/app-config.js';
+import { McpOriginNotAllowedError, McpOwnerOverrideError, McpSessionNotFoundError } from './mcp.errors.js';
+import { McpRepository } from './mcp.repository.js';
+import type { McpSessionEntity } from './mcp-session.entity.js';
+import { type McpPrincipal, McpTokensService } from './mcp-tokens.service.js';
+import { intersect, type McpCallContext, McpToolsService } from './mcp-tools.service.js';
+
+/** Request bodies larger than this are refused (413) before anything else is done with them. */
+export const MCP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+const OWNER_ID_MAX = 255;
+const SESSION_HEADER = 'mcp-session-id';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTRUCTIONS =
+  'Patchbay gives you functions of outside apps (GitHub, Gmail, Slack…) that act for the current user. ' +
+  'Find one with search_functions, then run it with execute_function. If a call says an account must be ' +
+  'connected, give the user the address it names and retry once they say it is done.';
+
+/** A refusal before MCP itself is reached, answered as a JSON-RPC error with an HTTP status. */
+class TransportRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Streamable HTTP at /v1/mcp. Every request gets a fresh SDK `Server` and a stateless transport, so
+ * no request depends on one instance's memory; what a session must remember (negotiated version,
+ * client capabilities) is in the database, keyed by the `Mcp-Session-Id` this service hands out at
+ * `initialize`. A client that sends no session id is served statelessly.
+ */
+@Injectable()
+export class McpTransportService {
+  private readonly allowedOrigins: Set<string>;
+
+  constructor(
+    private readonly tokens: McpTokensService,
+    private readonly tools: McpToolsService,
+    private readonly repository: McpRepository,
+    private readonly config: AppConfig,
+  ) {
+    this.allowedOrigins = new Set([new URL(config.publicBaseUrl).origin]);
+    for (const entry of (config.MCP_ALLOWED_ORIGINS ?? '').split(',')) {
+      if (entry.trim()) {
+        this.allowedOrigins.add(entry.trim().replace(/\/+$/, ''));
+      }
+    }
+  }
+
+  async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await this.guarded(reply, async () => {
+      this.checkSize(request);
+      const principal = await this.admit(request);
+      const ctx = this.callContext(request, principal);
+      const sessionId = header(request, SESSION_HEADER);
+      if (sessionId !== undefined) {
+        const session = await this.session(sessionId, principal);
+        ctx.urlElicitation = Boolean((session.client_capabilities.elicitation as { url?: unknown } | undefined)?.url);
+      } else {
+        const initialize = initializeParams(request.body);
+        if (initialize) {
+          const id = randomUUID();
+          await this.repository.insertSession({
+            id,
+            project_id: principal.projectId,
+            mcp_token_id: principal.tokenId,
+            protocol_version: SUPPORTED_PROTOCOL_VERSIONS.includes(initialize.protocolVersion)
+              ? initialize.protocolVersion
+              : LATEST_PROTOCOL_VERSION,
+            client_capabilities: initialize.capabilities,
+          });
+          reply.raw.setHeader('Mcp-Session-Id', id);
+        }
+      }
+      await this.serve(request, reply, ctx);
+    });
+  }
+
+  /** No server-initiated stream is offered on GET. */
+  async handleGet(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await this.guarded(reply, async () => {
+      await this.admit(request);
+      throw new TransportRefusal(405, 'Method not allowed: this server offers no GET stream; POST requests', {
+        allow: 'POST, DELETE',
+      });
+    });
+  }
+
+  /** Ends a session (its row goes; later requests with its id get 404). */
+  async handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await this.guarded(reply, async () => {
+      const principal = await this.admit(request);
+      const sessionId = header(request, SESSION_HEADER);
+      if (sessionId === undefined) {
+        throw new TransportRefusal(400, 'Bad Request: Mcp-Session-Id header is required');
+      }
+      const deleted =
+        UUID.test(sessionId) &&
+        (await this.repository.deleteSession(sessionId, principal.projectId, principal.tokenId));
+      if (!deleted) {
+        throw new McpSessionNotFoundError();
+      }
+      await reply.code(200).send();
+    });
+  }
+
+  private async serve(request: FastifyRequest, reply: FastifyReply, ctx: McpCallContext): Promise<void> {
+    const server = new Server(
+      { name: 'patchbay', title: 'Patchbay', version: API_VERSION },
+      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, (message) => this.tools.listTools(ctx, message.params?.cursor));
+    server.setRequestHandler(CallToolRequestSchema, (message) =>
+      this.tools.callTool(ctx, message.params.name, message.params.arguments ?? {}),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    void reply.hijack();
+    reply.raw.setHeader('x-request-id', request.id);
+    reply.raw.on('close', () => {
+      void server.close();
+    });
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /** Origin, then credentials; what fails is answered with its status and a JSON-RPC error. */
+  private async admit(request: FastifyRequest): Promise<McpPrincipal> {
+    const origin = header(request, 'origin');
+    if (origin !== undefined && !this.allowedOrigins.has(origin)) {
+      throw new McpOriginNotAllowedError(origin);
+    }
+    return this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization'));
+  }
+
+  private checkSize(request: FastifyRequest): void {
+    const length = Number(header(request, 'content-length') ?? 0);
+    if (length > MCP_BODY_LIMIT_BYTES) {
+      throw new TransportRefusal(413, `Payload too large: request bodies are limited to ${MCP_BODY_LIMIT_BYTES} bytes`);
+    }
+  }
+
+  private callContext(request: FastifyRequest, principal: McpPrincipal): McpCallContext {
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const given = header(request, 'x-linked-account-owner-id') ?? single(query.linked_account_owner_id);
+    if (given !== undefined && (given === '' || given.length > OWNER_ID_MAX)) {
+      throw new TransportRefusal(400, `Invalid linked_account_owner_id: 1 to ${OWNER_ID_MAX} characters`);
+    }
+    if (principal.tokenOwnerId !== null && given !== undefined && given !== principal.tokenOwnerId) {
+      throw new McpOwnerOverrideError();
+    }
+    const mode = single(query.mode) ?? 'unified';
+    if (mode !== 'unified' && mode !== 'direct') {
+      throw new TransportRefusal(400, `Invalid mode ${JSON.stringify(mode)}: use unified or direct`);
+    }
+    const appsParam = query.apps === undefined ? null : [query.apps].flat().flatMap((value) => value.split(','));
+    const requested = appsParam === null ? null : appsParam.map((app) => app.trim()).filter(Boolean);
+    return {
+      projectId: principal.projectId,
+      ownerId: principal.tokenOwnerId ?? given ?? null,
+      tokenId: principal.tokenId,
+      mode: mode,
+      apps: intersect(requested, principal.tokenApps),
+      urlElicitation: false,
+    };
+  }
+
+  private async session(id: string, principal: McpPrincipal): Promise<McpSessionEntity> {
+    const session = UUID.test(id)
+      ? await this.repository.findSession(id, principal.projectId, principal.tokenId)
+      : null;
+    if (!session) {
+      throw new McpSessionNotFoundError();
+    }
+    return session;
+  }
+
+  private async guarded(reply: FastifyReply, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (reply.sent || reply.raw.headersSent) {
+        throw error;
+      }
+      if (error instanceof TransportRefusal) {
+        await refuse(reply, error.status, error.message, error.headers);
+      } else if (error instanceof DomainError) {
+        const headers: Record<string, string> =
+          error.status === 401 ? { 'www-authenticate': 'Bearer realm="patchbay", resource="/v1/mcp"' } : {};
+        await refuse(reply, error.status, error.message, headers);
+      } else {
+        throw error;
+      }
+    }
+  }
+}
+
+async function refuse(reply: FastifyReply, status: number, message: string, headers: Record<string, string>) {
+  const code = status === 401 || status === 403 ? -32001 : status === 404 ? -32001 : ErrorCode.InvalidRequest;
+  await reply
+    .code(status)
+    .headers({ ...headers, 'content-type': 'application/json' })
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The params of an `initialize` request in a body (alone or in a batch). */
+function initializeParams(body: unknown): { protocolVersion: string; capabilities: Record<string, unknown> } | null {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  for (const message of messages) {
+    const candidate = message as { method?: unknown; params?: { protocolVersion?: unknown; capabilities?: unknown } };
+    if (candidate?.method === 'initialize' && typeof candidate.params?.protocolVersion === 'string') {
+      const capabilities = candidate.params.capabilities;
+      return {
+        protocolVersion: candidate.params.protocolVersion,
+        capabilities:
+          typeof capabilities === 'object' && capabilities !== null ? (capabilities as Record<string, unknown>) : {},
+      };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,61 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { OptionalInt, OptionalStringArray, RequiredString, RequiredUuid } from '../../libs/common/src/index.js';
+
+const OWNER_ID_MAX = 255;
+export const TOKEN_TTL_DEFAULT_S = 30 * 24 * 3600;
+export const TOKEN_TTL_MAX_S = 365 * 24 * 3600;
+
+export class McpTokenCreate {
+  @RequiredString({
+    description: 'The linked-account owner the token acts for; no request made with the token can change it',
+    minLength: 1,
+    maxLength: OWNER_ID_MAX,
+    example: 'user-42',
+  })
+  linked_account_owner_id: string;
+
+  @OptionalStringArray({
+    description: 'Only these apps (each configured in the project); every configured app when absent',
+    example: ['GITHUB', 'GMAIL'],
+  })
+  apps?: string[];
+
+  @OptionalInt({
+    description: 'Lifetime in seconds (default 30 days, at most one year)',
+    default: TOKEN_TTL_DEFAULT_S,
+    min: 60,
+    max: TOKEN_TTL_MAX_S,
+  })
+  expires_in_seconds?: number;
+}
+
+export class McpTokenCreated {
+  @ApiProperty({ format: 'uuid', description: 'Id of the token (to revoke it; shown in the execution log)' })
+  id: string;
+
+  @ApiProperty({
+    description: 'The token, shown only now: send it as `Authorization: Bearer <token>` to `url`',
+    example: 'pbm_Q2hhbmdlIG1lIHRvIGEgcmVhbCB0b2tlbi4uLg',
+  })
+  token: string;
+
+  @ApiProperty({
+    description: 'The MCP endpoint (Streamable HTTP) to give the MCP client',
+    example: 'https://patchbay.example.com/v1/mcp',
+  })
+  url: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expires_at: string;
+
+  @ApiProperty({ example: 'user-42' })
+  linked_account_owner_id: string;
+
+  @ApiProperty({ type: [String], nullable: true, description: 'Apps the token is limited to; null for all' })
+  apps: string[] | null;
+}
+
+export class McpTokenPath {
+  @RequiredUuid({ description: 'Id of the MCP token' })
+  id: string;
+}

@@ -1,0 +1,36 @@
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../libs/common/src/index.js';
+
+export class McpTokenNotFoundError extends NotFoundError {
+  constructor(id: string) {
+    super(`MCP token ${id} not found in this project`);
+  }
+}
+
+/** Neither a valid API key nor a valid, unrevoked, unexpired MCP token. */
+export class McpCredentialsInvalidError extends UnauthorizedError {
+  constructor(missing: boolean) {
+    super(
+      missing
+        ? 'Missing credentials: send the project API key in X-API-KEY, or an API key or MCP token as Authorization: Bearer'
+        : 'Invalid credentials: the API key or MCP token is unknown, revoked or expired',
+    );
+  }
+}
+
+export class McpOwnerOverrideError extends ForbiddenError {
+  constructor() {
+    super('This MCP token acts for one linked-account owner; a request cannot name another one');
+  }
+}
+
+export class McpOriginNotAllowedError extends ForbiddenError {
+  constructor(origin: string) {
+    super(`Origin ${origin} may not call /v1/mcp; add it to MCP_ALLOWED_ORIGINS`);
+  }
+}
+
+export class McpSessionNotFoundError extends NotFoundError {
+  constructor() {
+    super('Session not found: it ended or was never opened with these credentials; initialize again');
+  }
+}
