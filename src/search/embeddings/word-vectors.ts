@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { words } from '../text-analysis.js';
 import { normalize } from './embedding-provider.js';
@@ -161,10 +162,13 @@ function dot(a: Float32Array, b: Float32Array): number {
   return sum;
 }
 
-/** Folder of the optional package's JSON file, or undefined when the package is not installed. */
-export function wordVectorSource(): { json: string; version: string; dir: string } | undefined {
+/**
+ * The optional package's JSON file, or undefined when the package is not installed. `from`: where
+ * the folder the package is looked up from, as Node resolves packages (default: this module's).
+ */
+export function wordVectorSource(from = dirname(fileURLToPath(import.meta.url))): WordVectorSource | undefined {
   try {
-    const require = createRequire(import.meta.url);
+    const require = createRequire(join(from, 'resolve-from.js'));
     const manifest = require.resolve(`${WORD_VECTORS_PACKAGE}/package.json`);
     const { version, main } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; main: string };
     const json = join(dirname(manifest), main);
@@ -172,6 +176,13 @@ export function wordVectorSource(): { json: string; version: string; dir: string
   } catch {
     return undefined;
   }
+}
+
+export interface WordVectorSource {
+  json: string;
+  version: string;
+  /** The package's folder. */
+  dir: string;
 }
 
 /** A word the tokenizer can produce: letters and digits only. */
@@ -335,7 +346,7 @@ function principalComponents(vectors: Float32Array[], mean: Float32Array, count:
  * Where the compact file of an installed package is cached (built on first use): node_modules/.cache,
  * the usual place for what tools derive from installed packages.
  */
-export function defaultWordVectorCache(source: { dir: string; version: string }): string {
+export function defaultWordVectorCache(source: WordVectorSource): string {
   return join(
     source.dir,
     '..',
@@ -351,10 +362,10 @@ export function defaultWordVectorCache(source: { dir: string; version: string })
  * Undefined when the package is not installed.
  */
 export async function loadWordVectors(
-  cacheFile?: string,
-  log?: (message: string) => void,
+  options: { source?: WordVectorSource | null; cacheFile?: string; log?: (message: string) => void } = {},
 ): Promise<WordVectors | undefined> {
-  const source = wordVectorSource();
+  const { cacheFile, log } = options;
+  const source = options.source === undefined ? wordVectorSource() : options.source;
   if (!source) {
     return undefined;
   }
@@ -386,7 +397,7 @@ export interface SentenceVectorOptions {
   removeComponents: number;
 }
 
-export const SENTENCE_VECTOR_DEFAULTS: SentenceVectorOptions = { sifA: 1e-3, removeComponents: 1 };
+export const SENTENCE_VECTOR_DEFAULTS: SentenceVectorOptions = { sifA: 1e-4, removeComponents: 2 };
 
 /**
  * A sentence vector ("smooth inverse frequency", Arora et al. 2017): the average of its words'
