@@ -4,17 +4,21 @@ import { createEmbeddingProvider } from './embeddings/embedding-provider.factory
 import { EMBEDDING_PROVIDER } from './embeddings/embedding-provider.js';
 import { SearchIndexService } from './search-index.service.js';
 import { SearchRepository } from './search.repository.js';
+import { WORD_VECTORS, wordVectorsProvider } from './word-vectors.provider.js';
 import { WORDNET, wordnetProvider } from './wordnet.provider.js';
+import type { WordVectors } from './embeddings/word-vectors.js';
 import type { WordNet } from './wordnet.js';
 
 /** The search index (documents, tsvectors, embeddings) and the ranking of intent searches. */
 @Module({
   providers: [
     wordnetProvider,
+    wordVectorsProvider,
     {
       provide: EMBEDDING_PROVIDER,
-      inject: [AppConfig, WORDNET],
-      useFactory: (config: AppConfig, wordnet: WordNet | null) => createEmbeddingProvider(config, wordnet ?? undefined),
+      inject: [AppConfig, WORDNET, WORD_VECTORS],
+      useFactory: (config: AppConfig, wordnet: WordNet | null, vectors: WordVectors | null) =>
+        createEmbeddingProvider(config, wordnet ?? undefined, vectors ?? undefined),
     },
     SearchRepository,
     SearchIndexService,

@@ -4,12 +4,21 @@ import type { EmbeddingProvider } from './embedding-provider.js';
 import { LocalEmbeddingProvider } from './local-embedding.provider.js';
 import { OfflineEmbeddingProvider } from './offline-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider.js';
+import { SemanticEmbeddingProvider } from './semantic-embedding.provider.js';
+import type { WordVectors } from './word-vectors.js';
 
-/** The provider the configuration names; the configuration was validated to hold what it needs. */
-export function createEmbeddingProvider(config: AppConfig, wordnet: WordNet | undefined): EmbeddingProvider {
+/**
+ * The provider the configuration names; the configuration was validated to hold what it needs. The
+ * offline provider adds the word vectors' sentence vector when they are installed.
+ */
+export function createEmbeddingProvider(
+  config: AppConfig,
+  wordnet: WordNet | undefined,
+  wordVectors?: WordVectors,
+): EmbeddingProvider {
   switch (config.EMBEDDINGS_PROVIDER) {
     case 'offline':
-      return new OfflineEmbeddingProvider(wordnet);
+      return wordVectors ? new SemanticEmbeddingProvider(wordVectors, wordnet) : new OfflineEmbeddingProvider(wordnet);
     case 'openai':
       return new OpenAiEmbeddingProvider({
         url: config.EMBEDDINGS_URL as string,

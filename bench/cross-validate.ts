@@ -1,0 +1,338 @@
+/**
+ * Cross-validated search quality, in process: the ACI catalogue is analysed and embedded exactly as
+ * the service does (search-document.ts, the embedding providers, SearchEngine), and every setting of
+ * a small grid is scored on every dev intent. For each of k folds the setting with the best mean MRR
+ * and recall@5 (functions and apps) on the other k−1 folds is chosen and scored on the held-out fold; the
+ * held-out scores of all folds together are the cross-validated figures. A setting that only fits
+ * the intents it was chosen on shows up as a gap between the in-sample and the cross-validated line.
+ *
+ * Run alone (`node dist/bench/cross-validate.js`) it prints the grid's winner per fold as well.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { HASHED_EMBEDDING_DEFAULTS, hashedEmbedding } from '../src/search/embeddings/hashed-embedding.js';
+import {
+  SEMANTIC_EMBEDDING_DEFAULTS,
+  type SemanticEmbeddingOptions,
+} from '../src/search/embeddings/semantic-embedding.provider.js';
+import { loadWordVectors, sentenceVector, type WordVectors } from '../src/search/embeddings/word-vectors.js';
+import { TermDictionary } from '../src/search/lexical-index.js';
+import {
+  type AppText,
+  appDocument,
+  functionDocument,
+  type FunctionText,
+  SEARCH_FIELDS,
+  type SearchDocument,
+  type SearchField,
+} from '../src/search/search-document.js';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  type EngineOptions,
+  type RankingMode,
+  SearchEngine,
+} from '../src/search/search-engine.js';
+import { WordNet } from '../src/search/wordnet.js';
+import { type EvalLine, readJsonl, SHARED } from './support.js';
+
+export const FOLDS = 5;
+
+export interface Setting {
+  label: string;
+  mode: RankingMode;
+  embedding: SemanticEmbeddingOptions;
+  vectorWeight: number;
+}
+
+export interface Figures {
+  recall1: number;
+  recall5: number;
+  mrr: number;
+}
+
+interface Catalogue {
+  apps: { text: AppText; visible: boolean; doc: SearchDocument }[];
+  functions: { text: FunctionText; visible: boolean; doc: SearchDocument }[];
+}
+
+interface CatalogueFunction extends FunctionText {
+  visibility: string;
+  active: boolean;
+}
+
+function readCatalogue(dir: string): Catalogue {
+  const apps: Catalogue['apps'] = [];
+  const functions: Catalogue['functions'] = [];
+  for (const folder of readdirSync(dir, { withFileTypes: true })) {
+    if (!folder.isDirectory()) {
+      continue;
+    }
+    const app = JSON.parse(readFileSync(join(dir, folder.name, 'app.json'), 'utf8')) as AppText & {
+      visibility: string;
+      active: boolean;
+    };
+    const fns = (JSON.parse(readFileSync(join(dir, folder.name, 'functions.json'), 'utf8')) as CatalogueFunction[]).map(
+      (fn) => ({ ...fn, app_name: app.name }),
+    );
+    const appVisible = app.visibility === 'public' && app.active;
+    apps.push({ text: app, visible: appVisible, doc: appDocument(app, fns) });
+    for (const fn of fns) {
+      functions.push({
+        text: fn,
+        visible: appVisible && fn.visibility === 'public' && fn.active,
+        doc: functionDocument(fn, app),
+      });
+    }
+  }
+  return { apps, functions };
+}
+
+/** Embeddings of a setting, cached per embedding option set (the engine options do not change them). */
+class Embedder {
+  private readonly hashed = new Map<string, Float32Array>();
+  private readonly semantic = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly vectors: WordVectors | undefined,
+    private readonly wordnet: WordNet | undefined,
+  ) {}
+
+  embed(text: string, options: SemanticEmbeddingOptions): Float32Array {
+    let hashed = this.hashed.get(text);
+    if (!hashed) {
+      hashed = hashedEmbedding(text, HASHED_EMBEDDING_DEFAULTS, this.wordnet);
+      this.hashed.set(text, hashed);
+    }
+    if (!this.vectors || options.semanticShare === 0) {
+      return hashed;
+    }
+    const key = `${options.sifA}|${options.removeComponents}|${text}`;
+    let semantic = this.semantic.get(key);
+    if (!semantic) {
+      semantic = sentenceVector(text, this.vectors, options);
+      this.semantic.set(key, semantic);
+    }
+    if (options.semanticShare === 1) {
+      return semantic;
+    }
+    const a = Math.sqrt(1 - options.semanticShare);
+    const b = Math.sqrt(options.semanticShare);
+    const out = new Float32Array(hashed.length + semantic.length);
+    hashed.forEach((value, i) => (out[i] = a * value));
+    semantic.forEach((value, i) => (out[hashed.length + i] = b * value));
+    return out;
+  }
+}
+
+export interface Evaluator {
+  /** Reciprocal rank (0 when absent from the first 10) of each line, functions then apps. */
+  reciprocalRanks(
+    setting: Setting,
+    fields?: Partial<Record<SearchField, number>>,
+  ): { functions: number[]; apps: number[] };
+  lines: { functions: EvalLine[]; apps: EvalLine[] };
+  hasWordVectors: boolean;
+}
+
+export async function createEvaluator(): Promise<Evaluator> {
+  const catalogue = readCatalogue(join(SHARED, 'catalogs', 'aci'));
+  const wordnet = WordNet.open();
+  const vectors = await loadWordVectors();
+  const embedder = new Embedder(vectors, wordnet);
+  const lines = {
+    functions: readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl')),
+    apps: readJsonl(join(SHARED, 'eval', 'apps-dev.jsonl')),
+  };
+  const dictionary = new TermDictionary();
+  const pack = (doc: SearchDocument) => dictionary.pack(SEARCH_FIELDS.map((field) => doc.terms[field]));
+  const appTerms = catalogue.apps.map((app) => pack(app.doc));
+  const functionTerms = catalogue.functions.map((fn) => pack(fn.doc));
+  const rankOf = (names: string[], expected: string[]) => names.findIndex((name) => expected.includes(name));
+  return {
+    lines,
+    hasWordVectors: vectors !== undefined,
+    reciprocalRanks(setting, fields) {
+      const embed = setting.mode === 'hybrid' || setting.mode === 'vector';
+      const options: EngineOptions = {
+        ...DEFAULT_ENGINE_OPTIONS,
+        functionFields: {
+          ...DEFAULT_ENGINE_OPTIONS.functionFields,
+          weights: { ...DEFAULT_ENGINE_OPTIONS.functionFields.weights, ...fields },
+        },
+        appFields: {
+          ...DEFAULT_ENGINE_OPTIONS.appFields,
+          weights: { ...DEFAULT_ENGINE_OPTIONS.appFields.weights, ...fields },
+        },
+        vectorWeight: setting.vectorWeight,
+        minSimilarity: 0.12,
+        wordnet,
+      };
+      const engine = SearchEngine.fromItems(
+        catalogue.apps.map((app, i) => ({
+          name: app.text.name,
+          description: app.text.description,
+          categories: app.text.categories,
+          visible: app.visible,
+          terms: appTerms[i],
+          embedding: embed ? embedder.embed(app.doc.embedding_text, setting.embedding) : undefined,
+        })),
+        catalogue.functions.map((fn, i) => ({
+          name: fn.text.name,
+          app_name: fn.text.app_name,
+          description: fn.text.description,
+          visible: fn.visible,
+          terms: functionTerms[i],
+          embedding: embed ? embedder.embed(fn.doc.embedding_text, setting.embedding) : undefined,
+        })),
+        dictionary,
+        options,
+      );
+      const request = (intent: string) => ({
+        intent,
+        mode: setting.mode,
+        offset: 0,
+        limit: 10,
+        vector: embed ? embedder.embed(intent, setting.embedding) : undefined,
+      });
+      const rr = (rank: number) => (rank >= 0 ? 1 / (rank + 1) : 0);
+      return {
+        functions: lines.functions.map((line) =>
+          rr(
+            rankOf(
+              engine.rankFunctions(request(line.intent), {}).map((hit) => hit.name),
+              line.expected,
+            ),
+          ),
+        ),
+        apps: lines.apps.map((line) =>
+          rr(
+            rankOf(
+              engine.rankApps(request(line.intent), {}).map((hit) => hit.name),
+              line.expected,
+            ),
+          ),
+        ),
+      };
+    },
+  };
+}
+
+/** recall@1, recall@5 and MRR of reciprocal ranks. */
+export function figures(rr: number[]): Figures {
+  const n = rr.length;
+  return {
+    recall1: rr.filter((value) => value === 1).length / n,
+    recall5: rr.filter((value) => value >= 1 / 5).length / n,
+    mrr: rr.reduce((sum, value) => sum + value, 0) / n,
+  };
+}
+
+const fold = (index: number) => index % FOLDS;
+
+function mean(values: number[], keep: (index: number) => boolean): number {
+  let sum = 0;
+  let count = 0;
+  values.forEach((value, index) => {
+    if (keep(index)) {
+      sum += value;
+      count++;
+    }
+  });
+  return count ? sum / count : 0;
+}
+
+export interface CrossValidated {
+  /** Reciprocal ranks of each line when its fold was held out. */
+  functions: number[];
+  apps: number[];
+  /** The setting chosen on each fold's training part. */
+  chosen: Setting[];
+  /** The setting best on all lines (what the in-sample line shows). */
+  best: Setting;
+  bestRanks: { functions: number[]; apps: number[] };
+}
+
+/** k-fold selection among `settings` (all of one ranking family). */
+export function crossValidate(
+  settings: Setting[],
+  ranks: Map<Setting, { functions: number[]; apps: number[] }>,
+): CrossValidated {
+  // The targets are recall@5 and MRR: both count, for functions and apps alike.
+  const top5 = (rr: number[]) => rr.map((value) => (value >= 1 / 5 ? 1 : 0));
+  const objective = (setting: Setting, keep: (line: number) => boolean) => {
+    const r = ranks.get(setting)!;
+    return mean(r.functions, keep) + mean(top5(r.functions), keep) + mean(r.apps, keep) + mean(top5(r.apps), keep);
+  };
+  const pick = (keep: (line: number) => boolean) =>
+    settings.reduce((best, setting) => (objective(setting, keep) > objective(best, keep) ? setting : best));
+  const functionCount = ranks.get(settings[0])!.functions.length;
+  const appCount = ranks.get(settings[0])!.apps.length;
+  const out = { functions: new Array<number>(functionCount), apps: new Array<number>(appCount) };
+  const chosen: Setting[] = [];
+  for (let k = 0; k < FOLDS; k++) {
+    const setting = pick((line) => fold(line) !== k);
+    chosen.push(setting);
+    const r = ranks.get(setting)!;
+    r.functions.forEach((value, line) => fold(line) === k && (out.functions[line] = value));
+    r.apps.forEach((value, line) => fold(line) === k && (out.apps[line] = value));
+  }
+  const best = pick(() => true);
+  return { ...out, chosen, best, bestRanks: ranks.get(best)! };
+}
+
+/** The settings searched, per ranking family. `default` is what the service ships. */
+export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
+  const shares = hasWordVectors ? [0, 0.25, 0.5, 0.75, 1] : [0];
+  const components = hasWordVectors ? [0, 1, 2] : [1];
+  const sif = hasWordVectors ? [1e-4, 1e-3, 1e-2] : [1e-3];
+  const embeddings: SemanticEmbeddingOptions[] = [];
+  for (const semanticShare of shares) {
+    for (const removeComponents of semanticShare === 0 ? [1] : components) {
+      for (const sifA of semanticShare === 0 ? [1e-3] : sif) {
+        embeddings.push({ semanticShare, removeComponents, sifA });
+      }
+    }
+  }
+  const hybrid: Setting[] = [];
+  const vector: Setting[] = [];
+  for (const embedding of embeddings) {
+    const tag = `share ${embedding.semanticShare}, pc ${embedding.removeComponents}, a ${embedding.sifA}`;
+    vector.push({ label: tag, mode: 'vector', embedding, vectorWeight: 1 });
+    for (const vectorWeight of [0.1, 0.25, 0.4, 0.6, 0.8, 1]) {
+      hybrid.push({ label: `${tag}, vector weight ${vectorWeight}`, mode: 'hybrid', embedding, vectorWeight });
+    }
+  }
+  const fixed = (mode: RankingMode): Setting[] => [
+    { label: mode, mode, embedding: SEMANTIC_EMBEDDING_DEFAULTS, vectorWeight: 0 },
+  ];
+  return { hybrid, lexical: fixed('lexical'), bm25: fixed('bm25'), vector };
+}
+
+const describe = (s: Setting) => s.label;
+
+async function main(): Promise<void> {
+  const evaluator = await createEvaluator();
+  const families = grid(evaluator.hasWordVectors);
+  for (const [family, settings] of Object.entries(families)) {
+    const ranks = new Map(settings.map((setting) => [setting, evaluator.reciprocalRanks(setting)]));
+    const cv = crossValidate(settings, ranks);
+    const f = (rr: number[]) => {
+      const m = figures(rr);
+      return `${m.recall1.toFixed(3)} ${m.recall5.toFixed(3)} ${m.mrr.toFixed(3)}`;
+    };
+    if (process.env.CV_DUMP) {
+      for (const [setting, r] of ranks) {
+        console.log(`  ${describe(setting)}: functions ${f(r.functions)} apps ${f(r.apps)}`);
+      }
+    }
+    console.log(`${family}: best in-sample: ${describe(cv.best)}`);
+    console.log(`  in-sample functions ${f(cv.bestRanks.functions)} apps ${f(cv.bestRanks.apps)}`);
+    console.log(`  cross-val functions ${f(cv.functions)} apps ${f(cv.apps)}`);
+    cv.chosen.forEach((setting, k) => console.log(`  fold ${k}: ${describe(setting)}`));
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}
