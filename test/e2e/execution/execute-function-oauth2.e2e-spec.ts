@@ -299,6 +299,22 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
     expect(provider.received).toHaveLength(0);
   });
 
+  it.each([
+    ['the catalogue secret', 'client secret'],
+    ['the catalogue client id', 'client id'],
+  ])('refuses to refresh with an unfilled placeholder as %s, as linking does', async (_what, missing) => {
+    const options: Partial<ScenarioOptions> =
+      missing === 'client id'
+        ? { settings: settings({ client_id: '{{DEMO_CLIENT_ID}}' }) }
+        : { appSecrets: { oauth2_client_secret: '{{DEMO_CLIENT_SECRET}}' } };
+    const s = await scenario({ access_token: 'at-old', refresh_token: 'rt-old', expires_at: now() + 1 }, options);
+    const res = await s.execute();
+    expect(res.body.success).toBe(false);
+    expect(res.body.error).toContain(`App ${s.app.name} has no OAuth 2.0 ${missing}`);
+    expect(res.text).not.toContain('{{');
+    expect(provider.received).toHaveLength(0);
+  });
+
   it('never shows tokens or the client secret in an error', async () => {
     provider.respond((request, response) =>
       json(response, 500, { echo: request.body, auth: request.headers.authorization }),
