@@ -14,7 +14,7 @@ import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto
 import { SecuritySchemeMismatchError } from '../linked-accounts/linked-accounts.errors.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
-import { type OAuth2Override, resolveOAuth2Client } from './oauth2-client.js';
+import { resolveOAuth2Client } from './oauth2-client.js';
 import { type CallbackResponse, failedResponse, linkedResponse } from './callback-response.js';
 import type { OAuth2StateEntity } from './oauth2-state.entity.js';
 import type { OAuth2CallbackQuery, OAuth2LinkStart, OAuth2LinkStartQuery } from './oauth2.dto.js';
@@ -190,7 +190,7 @@ export class OAuth2Service {
     const client = resolveOAuth2Client(
       app.name,
       scheme,
-      configuration.security_scheme_overrides?.oauth2 as OAuth2Override | undefined,
+      configuration.security_scheme_overrides?.oauth2,
       (fromOverride) => (fromOverride ? this.configurationSecrets(configuration) : this.appSecrets(app)),
     );
     const authorizeUrl = scheme.authorize_url ?? '';
