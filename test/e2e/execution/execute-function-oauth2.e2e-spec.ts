@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { AppConfig } from '../../../src/config/app-config.js';
 import { createApiApp } from '../../../src/api-app.js';
 import type { OAuth2Credentials } from '../../../src/execution/credentials.js';
 import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
@@ -328,26 +329,20 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
   });
 });
 
-/** Another service instance on the first one's PostgreSQL database. */
+/** Another service instance on the first one's PostgreSQL database, with its configuration passed explicitly. */
 async function startSecondInstance(first: TestApp): Promise<{ app: NestFastifyApplication; url: string }> {
-  const saved = { url: process.env.DATABASE_URL, pool: process.env.DATABASE_POOL_SIZE };
-  process.env.DATABASE_URL = (first.dataSource.options as { url: string }).url;
-  process.env.DATABASE_POOL_SIZE = '3';
-  try {
-    const app = await createApiApp({ database: { holder: 'second instance', runMigrations: false } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = app.getHttpServer().address() as { port: number };
-    return { app, url: `http://127.0.0.1:${port}` };
-  } finally {
-    restore('DATABASE_URL', saved.url);
-    restore('DATABASE_POOL_SIZE', saved.pool);
-  }
-}
-
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) {
-    delete process.env[name];
-  } else {
-    process.env[name] = value;
-  }
+  const config = first.app.get(AppConfig);
+  const app = await createApiApp({
+    database: { holder: 'second instance', runMigrations: false },
+    env: {
+      ...process.env,
+      SECRETS_KEY: config.SECRETS_KEY,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: (first.dataSource.options as { url: string }).url,
+      DATABASE_POOL_SIZE: '3',
+    },
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}` };
 }
