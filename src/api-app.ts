@@ -32,11 +32,13 @@ export interface ApiAppOptions {
   database: DatabaseModuleOptions;
   /** Build the module graph without instantiating providers (OpenAPI generation, no database). */
   preview?: boolean;
+  /** The settings to parse, once, for the whole app; the process environment when absent. */
+  env?: Record<string, string | undefined>;
 }
 
 /** The HTTP service, configured the same way for `patchbay serve`, the tests and OpenAPI generation. */
 export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyApplication> {
-  const config = loadConfig(process.env);
+  const config = loadConfig(options.env ?? process.env);
   const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -50,11 +52,15 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(options), adapter, {
-    logger: new PinoLoggerService(logger),
-    preview: options.preview,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ApiModule.forRoot({ database: options.database, config }),
+    adapter,
+    {
+      logger: new PinoLoggerService(logger),
+      preview: options.preview,
+      abortOnError: false,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   // An empty body with a JSON content type is no body: many clients (httpx and axios instances with
   // default headers, ACI's SDK) send the header on every request, DELETE included. Routes that take

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter, InputLimitsInterceptor, RequestValidationPipe } from '../libs/common/src/index.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
+import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -11,6 +12,8 @@ import { ProjectsModule } from './projects/projects.module.js';
 
 export interface ApiModuleOptions {
   database: DatabaseModuleOptions;
+  /** The validated configuration; parsed from the process environment when absent. */
+  config?: AppConfig;
 }
 
 /** The HTTP service: every feature module behind the global API-key guard, input limits, validation pipe and error filter. */
@@ -20,7 +23,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [
-        ConfigModule,
+        ConfigModule.forRoot(options.config),
         DatabaseModule.forRoot(options.database),
         ProjectsModule,
         HealthModule,

@@ -10,7 +10,7 @@ export class CliModule {
   static forRoot(database: DatabaseModuleOptions): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule, DatabaseModule.forRoot(database), ProjectsModule, CatalogModule],
+      imports: [ConfigModule.forRoot(), DatabaseModule.forRoot(database), ProjectsModule, CatalogModule],
     };
   }
 }

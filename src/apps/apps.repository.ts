@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { AppEntity } from './app.entity.js';
+import { VISIBLE, visibleSql } from './visibility.js';
 
 export interface AppSearch {
   /** The caller project, for `configuredOnly`. */
@@ -21,15 +22,12 @@ export class AppsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   findVisibleByName(name: string): Promise<AppEntity | null> {
-    return this.dataSource.getRepository(AppEntity).findOneBy({ name, visibility: 'public', active: true });
+    return this.dataSource.getRepository(AppEntity).findOneBy({ name, ...VISIBLE });
   }
 
   /** Visible apps, whole rows, by name: all of them or some by name, one page. */
   listVisible(filter: { appNames?: string[]; limit: number; offset: number }): Promise<AppEntity[]> {
-    const query = this.dataSource
-      .getRepository(AppEntity)
-      .createQueryBuilder('a')
-      .where(`a.visibility = 'public' AND a.active`);
+    const query = this.dataSource.getRepository(AppEntity).createQueryBuilder('a').where(visibleSql('a'));
     if (filter.appNames) {
       query.andWhere('a.name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
     }
@@ -44,7 +42,7 @@ export class AppsRepository {
       .createQueryBuilder('a')
       .select('a.name', 'name')
       .addSelect('a.description', 'description')
-      .where(`a.visibility = 'public' AND a.active`);
+      .where(visibleSql('a'));
     if (search.configuredOnly) {
       query.andWhere(
         (qb) =>

@@ -279,10 +279,9 @@ function printImportReport(report: ImportReport): void {
 }
 
 async function serve(options: { port?: number; starter?: boolean }): Promise<void> {
-  if (options.port !== undefined) {
-    process.env.PORT = String(options.port);
-  }
-  const app = await createApiApp({ database: { holder: 'patchbay serve', runMigrations: true } });
+  // --port wins over PORT; the environment itself is left as it is.
+  const env = options.port === undefined ? process.env : { ...process.env, PORT: String(options.port) };
+  const app = await createApiApp({ database: { holder: 'patchbay serve', runMigrations: true }, env });
   const config = app.get(AppConfig);
   try {
     if (options.starter) {

@@ -1,26 +1,36 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigModule as NestConfigModule, ConfigService } from '@nestjs/config';
 import { AppConfig, loadConfig } from './app-config.js';
 import { secretBoxProvider } from './secret-box.provider.js';
 import { SecretBox } from '../../libs/common/src/index.js';
 
-/** Loads and validates the environment once; everything else injects the typed `AppConfig`. */
+/**
+ * Carries the configuration, parsed and validated once, to everything that injects the typed
+ * `AppConfig`. `forRoot(config)` takes a configuration the caller already parsed (the API app parses
+ * its environment once and passes it down); without one, the process environment is parsed here.
+ */
 @Global()
-@Module({
-  imports: [
-    NestConfigModule.forRoot({
-      ignoreEnvFile: true,
-      load: [() => ({ app: loadConfig(process.env) })],
-    }),
-  ],
-  providers: [
-    {
-      provide: AppConfig,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService) => config.getOrThrow<AppConfig>('app'),
-    },
-    secretBoxProvider,
-  ],
-  exports: [AppConfig, SecretBox],
-})
-export class ConfigModule {}
+@Module({})
+export class ConfigModule {
+  static forRoot(config?: AppConfig): DynamicModule {
+    return {
+      module: ConfigModule,
+      global: true,
+      imports: [
+        NestConfigModule.forRoot({
+          ignoreEnvFile: true,
+          load: [() => ({ app: config ?? loadConfig(process.env) })],
+        }),
+      ],
+      providers: [
+        {
+          provide: AppConfig,
+          inject: [ConfigService],
+          useFactory: (service: ConfigService) => service.getOrThrow<AppConfig>('app'),
+        },
+        secretBoxProvider,
+      ],
+      exports: [AppConfig, SecretBox],
+    };
+  }
+}

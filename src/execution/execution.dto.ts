@@ -7,8 +7,7 @@ import {
   OptionalString,
   RequiredString,
 } from '../../libs/common/src/index.js';
-
-const OWNER_ID_MAX = 255;
+import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from '../linked-accounts/owner-id.js';
 
 export class FunctionExecute {
   @OptionalObject({

@@ -9,6 +9,7 @@ import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js
 import { CacheGenerationEntity } from './cache-generation.entity.js';
 import { ExecutionLogBatch, plainArrayLiteral } from './execution-log.batch.js';
 import { ExecutionEntity } from './execution.entity.js';
+import { visibleSql } from '../apps/visibility.js';
 
 export type FunctionWithApp = FunctionEntity & { app: AppEntity };
 
@@ -50,7 +51,7 @@ export class ExecutionRepository {
       .createQueryBuilder('f')
       .innerJoinAndSelect('f.app', 'a')
       .where('f.name = :name', { name })
-      .andWhere(`f.visibility = 'public' AND f.active AND a.visibility = 'public' AND a.active`)
+      .andWhere(`${visibleSql('f')} AND ${visibleSql('a')}`)
       .getOne() as Promise<FunctionWithApp | null>;
   }
 

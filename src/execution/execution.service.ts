@@ -36,6 +36,7 @@ import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
 import { NoAuthSchemeStrategy } from './strategies/no-auth.strategy.js';
 import { OAuth2SchemeStrategy } from './strategies/oauth2.strategy.js';
 import type { Authorization, ExecutionTarget, SecuritySchemeStrategy } from './strategies/security-scheme.strategy.js';
+import { enablesFunction } from '../app-configurations/runnable.js';
 
 /** Who called, for the execution log (REST when not given). */
 export interface ExecutionOrigin {
@@ -165,7 +166,7 @@ export class ExecutionService {
     if (!config.enabled) {
       throw new AppConfigurationDisabledError(fn.app_name);
     }
-    if (!config.all_functions_enabled && !config.enabled_functions.includes(fn.name)) {
+    if (!enablesFunction(config, fn.name)) {
       throw new FunctionNotEnabledError(fn.name, fn.app_name);
     }
     if (!account) {

@@ -3,8 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { FunctionEntity } from './function.entity.js';
+import { runnableSql } from '../app-configurations/runnable.js';
+import { visibleSql } from '../apps/visibility.js';
 
-const VISIBLE = `f.visibility = 'public' AND f.active AND a.visibility = 'public' AND a.active`;
+const VISIBLE = `${visibleSql('f')} AND ${visibleSql('a')}`;
 
 export interface FunctionSearch {
   /** The caller project, for `configuredOnly`. */
@@ -112,8 +114,8 @@ function runnableIn(query: SelectQueryBuilder<FunctionEntity>, projectId: string
         .subQuery()
         .select('1')
         .from(AppConfigurationEntity, 'c')
-        .where('c.app_name = f.app_name AND c.project_id = :projectId AND c.enabled')
-        .andWhere('(c.all_functions_enabled OR f.name = ANY(c.enabled_functions))')
+        .where('c.app_name = f.app_name AND c.project_id = :projectId')
+        .andWhere(runnableSql('c', 'f.name'))
         .getQuery()}`,
     { projectId },
   );

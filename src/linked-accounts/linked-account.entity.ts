@@ -12,6 +12,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import type { SecurityScheme } from '../apps/security-scheme.js';
+import { OWNER_ID_MAX_LENGTH } from './owner-id.js';
 
 @Entity('linked_accounts')
 @Index(['project_id', 'app_name', 'linked_account_owner_id'], { unique: true })
@@ -33,7 +34,7 @@ export class LinkedAccountEntity {
   @JoinColumn({ name: 'app_name' })
   app?: Relation<AppEntity>;
 
-  @Column('varchar', { length: 255 })
+  @Column('varchar', { length: OWNER_ID_MAX_LENGTH })
   linked_account_owner_id: string;
 
   @Column('text')

@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { OptionalBoolean, OptionalString, RequiredString, RequiredUuid } from '../../libs/common/src/index.js';
 import { SECURITY_SCHEMES, type SecurityScheme } from '../apps/security-scheme.js';
-
-const OWNER_ID_MAX = 255;
+import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from './owner-id.js';
 
 export class LinkedAccountNoAuthCreate {
   @RequiredString({ description: 'Name of the configured app', example: 'HACKERNEWS' })

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { OptionalHttpUrl, OptionalString, RequiredString } from '../../libs/common/src/index.js';
-
-const OWNER_ID_MAX = 255;
+import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from '../linked-accounts/owner-id.js';
 
 export class OAuth2LinkStartQuery {
   @RequiredString({ description: 'Name of an app the project configured with oauth2', example: 'GOOGLE_CALENDAR' })

@@ -14,11 +14,11 @@ import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto
 import { SecuritySchemeMismatchError } from '../linked-accounts/linked-accounts.errors.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
+import { resolveOAuth2Client } from './oauth2-client.js';
 import { type CallbackResponse, failedResponse, linkedResponse } from './callback-response.js';
 import type { OAuth2StateEntity } from './oauth2-state.entity.js';
 import type { OAuth2CallbackQuery, OAuth2LinkStart, OAuth2LinkStartQuery } from './oauth2.dto.js';
 import {
-  OAuth2ClientNotConfiguredError,
   OAuth2CodeMissingError,
   OAuth2ConfigurationChangedError,
   OAuth2InsecureEndpointError,
@@ -36,7 +36,6 @@ export const STATE_TTL_MS = 10 * 60 * 1000;
 /** Expired flows are kept a day longer so that a late callback says "expired" rather than "unknown". */
 const EXPIRED_KEPT_MS = 24 * 60 * 60 * 1000;
 export const CALLBACK_PATH = '/v1/linked-accounts/oauth2/callback';
-const PLACEHOLDER = /\{\{.*\}\}/;
 
 /** The scheme's settings as the catalogue stores them, plus the options only linking reads. */
 type StoredOAuth2Settings = Partial<OAuth2Settings> & { authorize_params?: Record<string, string> };
@@ -182,16 +181,12 @@ export class OAuth2Service {
     if (!scheme) {
       throw new OAuth2SchemeMissingError(app.name);
     }
-    const override = configuration.security_scheme_overrides?.oauth2 as
-      { client_id?: unknown; redirect_url?: unknown; scope?: unknown } | undefined;
-    const clientId = override ? override.client_id : scheme.client_id;
-    const clientSecret = override ? this.configurationSecrets(configuration) : this.appSecrets(app);
-    if (typeof clientId !== 'string' || !clientId || PLACEHOLDER.test(clientId)) {
-      throw new OAuth2ClientNotConfiguredError(app.name, 'client id');
-    }
-    if (!clientSecret || PLACEHOLDER.test(clientSecret)) {
-      throw new OAuth2ClientNotConfiguredError(app.name, 'client secret');
-    }
+    const client = resolveOAuth2Client(
+      app.name,
+      scheme,
+      configuration.security_scheme_overrides?.oauth2,
+      (fromOverride) => (fromOverride ? this.configurationSecrets(configuration) : this.appSecrets(app)),
+    );
     const authorizeUrl = scheme.authorize_url ?? '';
     const tokenUrl = scheme.access_token_url ?? '';
     if (!isAcceptableEndpoint(authorizeUrl)) {
@@ -200,18 +195,16 @@ export class OAuth2Service {
     if (!isAcceptableEndpoint(tokenUrl)) {
       throw new OAuth2InsecureEndpointError(app.name, 'access_token_url');
     }
-    const overrideRedirect = typeof override?.redirect_url === 'string' ? override.redirect_url : undefined;
-    const overrideScope = typeof override?.scope === 'string' ? override.scope : undefined;
     return {
       app,
       settings: {
-        clientId,
-        clientSecret,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
         authorizeUrl,
         tokenUrl,
         authMethod: scheme.token_endpoint_auth_method ?? 'client_secret_basic',
-        redirectUri: overrideRedirect ?? scheme.redirect_url ?? `${this.config.publicBaseUrl}${CALLBACK_PATH}`,
-        scope: (overrideScope ?? scheme.scope ?? '').trim(),
+        redirectUri: client.redirectUrl ?? scheme.redirect_url ?? `${this.config.publicBaseUrl}${CALLBACK_PATH}`,
+        scope: (client.scope ?? scheme.scope ?? '').trim(),
         authorizeParams: scheme.authorize_params ?? {},
         tokenResponsePath: scheme.token_response_path || undefined,
       },

@@ -70,7 +70,7 @@ describe('SearchEngine (lexical side, without vectors)', () => {
       'MAILER__SEND_EMAIL',
       'MAILER__TRASH_MESSAGE',
     ]);
-    const runnable = new Map([['FILER', { all: false, names: new Set(['FILER__LIST_FOLDERS']) }]]);
+    const runnable = new Map([['FILER', { all_functions_enabled: false, enabled_functions: ['FILER__LIST_FOLDERS'] }]]);
     expect(names(engine.rankFunctions(request('upload a file'), { runnable }))).toEqual(['FILER__LIST_FOLDERS']);
   });
 

@@ -14,6 +14,7 @@ import { expandQuery, SpellingIndex } from './query-expansion.js';
 import { stems } from './text-analysis.js';
 import { EmbeddingTable, topByScore, VectorIndex } from './vector-index.js';
 import type { WordNet } from './wordnet.js';
+import { enablesFunction, type FunctionEnablement } from '../app-configurations/runnable.js';
 
 /**
  * How results are ordered for an intent. `hybrid` (the default) fuses field-weighted BM25 with query
@@ -76,7 +77,7 @@ export interface Hit {
 export interface FunctionFilter {
   appNames?: string[];
   /** Per app, the functions a project may run (`all` or the listed names); absent: no restriction. */
-  runnable?: Map<string, { all: boolean; names: Set<string> }>;
+  runnable?: Map<string, FunctionEnablement>;
 }
 
 export interface AppFilter {
@@ -297,7 +298,7 @@ export class SearchEngine {
       }
       const rule = filter.runnable?.get(appName);
       for (const id of this.functionsOfApp(appId)) {
-        if (this.visibleFunctions[id] && (!rule || rule.all || rule.names.has(this.functions.names[id]))) {
+        if (this.visibleFunctions[id] && (!rule || enablesFunction(rule, this.functions.names[id]))) {
           allowed[id] = 1;
         }
       }

@@ -10,6 +10,8 @@ import type {
   SearchKind,
 } from './search-document.js';
 import { SEARCH_FIELDS, TSVECTOR_WEIGHT } from './search-document.js';
+import { configurationEnabledSql, type FunctionEnablement } from '../app-configurations/runnable.js';
+import { visibleSql } from '../apps/visibility.js';
 
 /** Rows per multi-row statement (PostgreSQL allows 65535 parameters in one). */
 const CHUNK = 400;
@@ -237,7 +239,7 @@ export class SearchRepository {
   /** Every app document with what filters need of the app, page by page in name order. */
   eachListedApp(visit: (row: ListedApp) => void): Promise<void> {
     return this.scan(
-      `SELECT d.name, d.text_hash, a.categories, (a.visibility = 'public' AND a.active) AS visible
+      `SELECT d.name, d.text_hash, a.categories, (${visibleSql('a')}) AS visible
          FROM search_documents d JOIN apps a ON a.name = d.name
         WHERE d.kind = 'app' AND d.name > $1 ORDER BY d.name LIMIT $2`,
       [],
@@ -248,7 +250,7 @@ export class SearchRepository {
 
   eachListedFunction(visit: (row: ListedFunction) => void): Promise<void> {
     return this.scan(
-      `SELECT d.name, d.text_hash, f.app_name, (f.visibility = 'public' AND f.active) AS visible
+      `SELECT d.name, d.text_hash, f.app_name, (${visibleSql('f')}) AS visible
          FROM search_documents d JOIN functions f ON f.name = d.name
         WHERE d.kind = 'function' AND d.name > $1 ORDER BY d.name LIMIT $2`,
       [],
@@ -350,16 +352,14 @@ export class SearchRepository {
   }
 
   /** Per app, the functions a project may run: its configuration is enabled and enables them. */
-  async runnableFunctions(projectId: string): Promise<Map<string, { all: boolean; names: Set<string> }>> {
+  async runnableFunctions(projectId: string): Promise<Map<string, FunctionEnablement>> {
     const rows: { app_name: string; all_functions_enabled: boolean; enabled_functions: string[] }[] =
       await this.dataSource.query(
         `SELECT app_name, all_functions_enabled, enabled_functions FROM app_configurations
-          WHERE project_id = $1 AND enabled`,
+          WHERE project_id = $1 AND ${configurationEnabledSql('app_configurations')}`,
         [projectId],
       );
-    return new Map(
-      rows.map((row) => [row.app_name, { all: row.all_functions_enabled, names: new Set(row.enabled_functions) }]),
-    );
+    return new Map(rows.map((row) => [row.app_name, row]));
   }
 }
 

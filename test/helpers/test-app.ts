@@ -24,6 +24,9 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** One key per test process, so that apps a test file starts over one database open each other's secrets. */
+const TEST_SECRETS_KEY = randomBytes(32).toString('base64');
+
 /**
  * The real service on a loopback port with its own fresh database (a copy of the migrated
  * template), driven through real HTTP.
@@ -39,26 +42,33 @@ export class TestApp {
   /** `port`: listen there rather than on any free port (for a PUBLIC_BASE_URL known before the start). */
   static async start(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<TestApp> {
     const template = inject('databaseTemplate');
-    process.env.SECRETS_KEY ??= randomBytes(32).toString('base64');
-    process.env.LOG_LEVEL ??= 'silent';
-    Object.assign(process.env, env);
+    // Passed to the app explicitly; the process environment is read, never written.
+    const settings: Record<string, string | undefined> = {
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      LOG_LEVEL: 'silent',
+      ...process.env,
+      ...env,
+    };
     let embeddedTemplate: Blob | undefined;
     let dropDatabase: (() => Promise<void>) | undefined;
     if (template.kind === 'embedded') {
-      delete process.env.DATABASE_URL;
+      delete settings.DATABASE_URL;
       embeddedTemplate = new Blob([readFileSync(template.dumpPath)]);
     } else {
       const name = `patchbay_t_${randomBytes(6).toString('hex')}`;
       const admin = new DataSource({ type: 'postgres', url: template.url });
       await admin.initialize();
       await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template.template}"`);
-      process.env.DATABASE_URL = withDatabase(template.url, name);
+      settings.DATABASE_URL = withDatabase(template.url, name);
       dropDatabase = async () => {
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         await admin.destroy();
       };
     }
-    const app = await createApiApp({ database: { holder: 'test', embeddedTemplate, runMigrations: true } });
+    const app = await createApiApp({
+      database: { holder: 'test', embeddedTemplate, runMigrations: true },
+      env: settings,
+    });
     await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };
     const url = `http://127.0.0.1:${address.port}`;

@@ -82,8 +82,6 @@ class CountingProvider implements EmbeddingProvider {
   }
 }
 
-const EMBEDDING_ENV = ['EMBEDDINGS_PROVIDER', 'EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY'];
-
 describe('search embeddings: providers and models', () => {
   let fake: Awaited<ReturnType<typeof startFakeEmbeddings>>;
   let app: TestApp;
@@ -97,10 +95,6 @@ describe('search embeddings: providers and models', () => {
       EMBEDDINGS_MODEL: 'fake-embed',
       EMBEDDINGS_API_KEY: 'sk-test-secret',
     });
-    // The configuration was read at start; later starts in this file must not inherit it.
-    for (const key of EMBEDDING_ENV) {
-      delete process.env[key];
-    }
     await app.ctx.newProject();
     const zoo = await app.ctx.newApp({ name: 'ZOO', display_name: 'Zoo', description: 'Animal records' });
     zebra = (await app.ctx.newFunction(zoo.name, { name: 'ZOO__TRACK', description: 'Track a zebra herd' })).name;

@@ -67,26 +67,20 @@ interface Started {
   url: string;
 }
 
-/** What a start sets; read once by the started service, then removed. */
-const START_ENV = ['EMBEDDINGS_PROVIDER', 'EMBEDDINGS_MODEL_DIR', 'EMBEDDINGS_BATCH_SIZE', 'DATA_DIR', 'DATABASE_URL'];
+/** One key for every start in this file, so that a restart opens what an earlier start sealed. */
+const SECRETS_KEY = randomBytes(32).toString('base64');
 
 /** The service as `patchbay serve` runs it, on a loopback port, on `database`. */
 async function start(database: PersistentDatabase, env: Record<string, string>): Promise<Started> {
-  process.env.SECRETS_KEY ??= randomBytes(32).toString('base64');
-  process.env.LOG_LEVEL ??= 'silent';
-  delete process.env.DATABASE_URL;
-  Object.assign(process.env, database.env, env);
-  try {
-    const app = await createApiApp({ database: { holder: 'test', runMigrations: true } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = app.getHttpServer().address() as { port: number };
-    return { app, url: `http://127.0.0.1:${port}` };
-  } finally {
-    // The configuration was read at start; later starts in this file must not inherit it.
-    for (const key of START_ENV) {
-      delete process.env[key];
-    }
-  }
+  const settings: Record<string, string | undefined> = { SECRETS_KEY, LOG_LEVEL: 'silent', ...process.env };
+  delete settings.DATABASE_URL;
+  const app = await createApiApp({
+    database: { holder: 'test', runMigrations: true },
+    env: { ...settings, ...database.env, ...env },
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}` };
 }
 
 describe('search embeddings: a local ONNX model', () => {

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { type ResolvedOAuth2Client, resolveOAuth2Client } from '../../oauth2/oauth2-client.js';
+import { OAuth2ClientNotConfiguredError } from '../../oauth2/oauth2.errors.js';
 import type { OAuth2Settings } from '../credentials.js';
 import { ExecutionFailure } from '../execution.errors.js';
 import { NeedsRelinkFailure, type OAuth2Client, OAuth2Tokens } from '../oauth2-tokens.js';
@@ -10,8 +12,6 @@ import {
   type SecuritySchemeStrategy,
   withPrefix,
 } from './security-scheme.strategy.js';
-
-const PLACEHOLDER = /\{\{.*\}\}/;
 
 /**
  * `oauth2`: the access token at the scheme's location with its prefix, refreshed first when it
@@ -51,22 +51,32 @@ export class OAuth2SchemeStrategy implements SecuritySchemeStrategy {
     };
   }
 
-  /** The project's own client when its configuration overrides the app's, else the app's. */
+  /** The project's OAuth 2.0 client, by the same rule as linking (placeholders refused). */
   private client(target: ExecutionTarget, settings: OAuth2Settings): OAuth2Client {
-    const override = target.configuration.row.security_scheme_overrides?.oauth2;
-    const clientId = override ? override.client_id : settings.client_id;
-    const clientSecret = override
-      ? this.secrets.configuration(target.configuration).oauth2_client_secret
-      : this.secrets.app(target.function).oauth2_client_secret;
-    if (typeof clientId !== 'string' || !clientId || PLACEHOLDER.test(clientId) || !clientSecret) {
-      throw new ExecutionFailure(
-        `The access token must be refreshed but app ${target.function.fn.app.name} has no OAuth 2.0 client ` +
-          'credentials to do it with; set them in the catalogue or as an oauth2 override of the app configuration',
+    const app = target.function.fn.app;
+    let client: ResolvedOAuth2Client;
+    try {
+      client = resolveOAuth2Client(
+        app.name,
+        settings,
+        target.configuration.row.security_scheme_overrides?.oauth2,
+        (fromOverride) =>
+          fromOverride
+            ? this.secrets.configuration(target.configuration).oauth2_client_secret
+            : this.secrets.app(target.function).oauth2_client_secret,
       );
+    } catch (error) {
+      if (error instanceof OAuth2ClientNotConfiguredError) {
+        throw new ExecutionFailure(
+          `The access token must be refreshed but app ${app.name} has no OAuth 2.0 client credentials to do it ` +
+            `with. ${error.message}`,
+        );
+      }
+      throw error;
     }
     return {
-      clientId,
-      clientSecret,
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
       tokenUrl: settings.refresh_token_url || settings.access_token_url,
       authMethod: settings.token_endpoint_auth_method ?? 'client_secret_basic',
       responsePath: settings.token_response_path,

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { AppConfig } from '../../../src/config/app-config.js';
 import { createApiApp } from '../../../src/api-app.js';
 import type { OAuth2Credentials } from '../../../src/execution/credentials.js';
 import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
@@ -299,6 +300,22 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
     expect(provider.received).toHaveLength(0);
   });
 
+  it.each([
+    ['the catalogue secret', 'client secret'],
+    ['the catalogue client id', 'client id'],
+  ])('refuses to refresh with an unfilled placeholder as %s, as linking does', async (_what, missing) => {
+    const options: Partial<ScenarioOptions> =
+      missing === 'client id'
+        ? { settings: settings({ client_id: '{{DEMO_CLIENT_ID}}' }) }
+        : { appSecrets: { oauth2_client_secret: '{{DEMO_CLIENT_SECRET}}' } };
+    const s = await scenario({ access_token: 'at-old', refresh_token: 'rt-old', expires_at: now() + 1 }, options);
+    const res = await s.execute();
+    expect(res.body.success).toBe(false);
+    expect(res.body.error).toContain(`App ${s.app.name} has no OAuth 2.0 ${missing}`);
+    expect(res.text).not.toContain('{{');
+    expect(provider.received).toHaveLength(0);
+  });
+
   it('never shows tokens or the client secret in an error', async () => {
     provider.respond((request, response) =>
       json(response, 500, { echo: request.body, auth: request.headers.authorization }),
@@ -312,26 +329,20 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
   });
 });
 
-/** Another service instance on the first one's PostgreSQL database. */
+/** Another service instance on the first one's PostgreSQL database, with its configuration passed explicitly. */
 async function startSecondInstance(first: TestApp): Promise<{ app: NestFastifyApplication; url: string }> {
-  const saved = { url: process.env.DATABASE_URL, pool: process.env.DATABASE_POOL_SIZE };
-  process.env.DATABASE_URL = (first.dataSource.options as { url: string }).url;
-  process.env.DATABASE_POOL_SIZE = '3';
-  try {
-    const app = await createApiApp({ database: { holder: 'second instance', runMigrations: false } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = app.getHttpServer().address() as { port: number };
-    return { app, url: `http://127.0.0.1:${port}` };
-  } finally {
-    restore('DATABASE_URL', saved.url);
-    restore('DATABASE_POOL_SIZE', saved.pool);
-  }
-}
-
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) {
-    delete process.env[name];
-  } else {
-    process.env[name] = value;
-  }
+  const config = first.app.get(AppConfig);
+  const app = await createApiApp({
+    database: { holder: 'second instance', runMigrations: false },
+    env: {
+      ...process.env,
+      SECRETS_KEY: config.SECRETS_KEY,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: (first.dataSource.options as { url: string }).url,
+      DATABASE_POOL_SIZE: '3',
+    },
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}` };
 }

@@ -1,0 +1,24 @@
+/**
+ * The runnable rule, in one place: a project may run a function when its configuration of the app
+ * is enabled and enables the function (all functions, or the function by name). Execution tells
+ * the two parts apart for its errors; search filters and listings apply both.
+ */
+export interface FunctionEnablement {
+  all_functions_enabled: boolean;
+  enabled_functions: readonly string[];
+}
+
+/** Whether the (enabled) configuration enables the function. */
+export function enablesFunction(configuration: FunctionEnablement, functionName: string): boolean {
+  return configuration.all_functions_enabled || configuration.enabled_functions.includes(functionName);
+}
+
+/** The configuration aliased `c` is enabled (the first half of the rule, as SQL). */
+export function configurationEnabledSql(c: string): string {
+  return `${c}.enabled`;
+}
+
+/** The whole rule as SQL: configuration `c` is enabled and enables the function named by `functionName`. */
+export function runnableSql(c: string, functionName: string): string {
+  return `${configurationEnabledSql(c)} AND (${c}.all_functions_enabled OR ${functionName} = ANY(${c}.enabled_functions))`;
+}
