@@ -6,12 +6,15 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import type { FastifyServerOptions, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import {
+  AllExceptionsFilter,
+  BadRequestError,
   buildOpenApiDocument,
   createPino,
   INPUT_LIMITS,
   LazyChildLogger,
   MethodNotAllowedError,
   PinoLoggerService,
+  UriTooLongError,
 } from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
 import { loadConfig } from './config/app-config.js';
@@ -104,21 +107,15 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
  * percent-encoding is malformed (400) and a path parameter over PATH_PARAM_MAX_LENGTH (414).
  */
 const answerFrameworkError: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, _request, reply) => {
-  const [status, message]: [number, string] =
+  const refused =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? [414, `A path parameter is longer than ${PATH_PARAM_MAX_LENGTH} characters`]
-      : error.code === 'FST_ERR_BAD_URL'
-        ? [400, 'The URL path has a malformed percent-encoding']
-        : [400, 'Bad request'];
-  const raw = reply as unknown as {
-    code(status: number): typeof raw;
-    header(n: string, v: string): typeof raw;
-    send(body: string): unknown;
-  };
-  void raw
-    .code(status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ error: message }));
+      ? new UriTooLongError(`A path parameter is longer than ${PATH_PARAM_MAX_LENGTH} characters`)
+      : new BadRequestError(
+          error.code === 'FST_ERR_BAD_URL' ? 'The URL path has a malformed percent-encoding' : 'Bad request',
+        );
+  const [status, body] = new AllExceptionsFilter().render(refused);
+  // Written as Fastify writes its own router errors: no route (and so no hook) has run.
+  reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 };
 
 export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {

@@ -17,9 +17,12 @@ import {
 } from './functions.dto.js';
 import { FunctionsService } from './functions.service.js';
 
-/** The four shapes a function can be given in, by `format`. */
+/**
+ * The four shapes a function can be given in, by `format`. `anyOf`, not `oneOf`: FunctionBasic's two
+ * fields are part of every other shape, so an OpenAI definition matches two of them.
+ */
 const DEFINITION_SHAPES = {
-  oneOf: [
+  anyOf: [
     { $ref: getSchemaPath(FunctionBasic) },
     { $ref: getSchemaPath(OpenAIFunctionDefinition) },
     { $ref: getSchemaPath(OpenAIResponsesFunctionDefinition) },

@@ -32,6 +32,10 @@ export class ConflictError extends DomainError {
   readonly status = 409;
 }
 
+export class UriTooLongError extends DomainError {
+  readonly status = 414;
+}
+
 /** The path exists, but not with this method; `allow` lists the methods it has (the `Allow` header). */
 export class MethodNotAllowedError extends DomainError {
   readonly status = 405;
