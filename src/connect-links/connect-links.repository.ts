@@ -44,7 +44,7 @@ export class ConnectLinksRepository {
    * Marks a pending, unexpired link completed with the account it linked. One statement: of two
    * concurrent completions exactly one wins (single use). False when the link was no longer usable.
    */
-  async complete(id: string, linkedAccountId: string): Promise<boolean> {
+  async complete(id: string, linkedAccountId: string | null): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `UPDATE "connect_links" SET "status" = 'completed', "linked_account_id" = $2, "completed_at" = now()
        WHERE "id" = $1 AND "status" = 'pending' AND "expires_at" > now()
@@ -52,6 +52,20 @@ export class ConnectLinksRepository {
       [id, linkedAccountId],
     );
     return firstRows(rows).length > 0;
+  }
+
+  /** Sets the account of a link claimed with `complete(id, null)`. */
+  async attachAccount(id: string, linkedAccountId: string): Promise<void> {
+    await this.repository.update({ id, status: 'completed' }, { linked_account_id: linkedAccountId });
+  }
+
+  /** Gives a claimed link back (linking failed after the claim), so the user can try again. */
+  async release(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE "connect_links" SET "status" = 'pending', "completed_at" = NULL
+       WHERE "id" = $1 AND "status" = 'completed' AND "linked_account_id" IS NULL`,
+      [id],
+    );
   }
 
   /** The database's clock, like the linked account's `updated_at` it is compared with. */

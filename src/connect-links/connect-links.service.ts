@@ -161,6 +161,23 @@ export class ConnectLinksService {
     return true;
   }
 
+  /**
+   * Takes the link for one form post before anything is stored, so that of two simultaneous posts
+   * only one links credentials. Then `attach` (success) or `release` (failure) must follow.
+   */
+  claim(link: ConnectLinkEntity): Promise<boolean> {
+    return this.links.complete(link.id, null);
+  }
+
+  async attach(link: ConnectLinkEntity, linkedAccountId: string): Promise<void> {
+    await this.links.attachAccount(link.id, linkedAccountId);
+    this.notify(link, { event: 'connect_link.completed', linked_account_id: linkedAccountId });
+  }
+
+  release(link: ConnectLinkEntity): Promise<void> {
+    return this.links.release(link.id);
+  }
+
   /** Tells the webhook (if any) that an attempt on the page failed; the link stays usable. */
   fail(link: ConnectLinkEntity, error: string): void {
     this.notify(link, { event: 'connect_link.failed', linked_account_id: null, error });

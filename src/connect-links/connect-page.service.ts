@@ -20,14 +20,7 @@ import {
 } from './connect-links.errors.js';
 import { ConnectLinksRepository } from './connect-links.repository.js';
 import { CONNECT_PATH, ConnectLinksService, hashToken, statusOf } from './connect-links.service.js';
-import {
-  type LinkView,
-  linkPage,
-  messagePage,
-  type PageResponse,
-  seeOther,
-  successPage,
-} from './connect-page.js';
+import { type LinkView, linkPage, messagePage, type PageResponse, seeOther, successPage } from './connect-page.js';
 
 export const COOKIE_NAME = 'patchbay_connect';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -135,6 +128,9 @@ export class ConnectPageService {
         }
         values[field] = value;
       }
+      if (!(await this.connectLinks.claim(link))) {
+        throw await this.unusableNow(link);
+      }
       let linkedAccountId: string;
       try {
         const account = await this.accounts.linkOrRelinkAccount(
@@ -146,13 +142,15 @@ export class ConnectPageService {
         );
         linkedAccountId = account.id;
       } catch (error) {
+        await this.connectLinks.release(link);
         if (error instanceof DomainError) {
           this.connectLinks.fail(link, 'configuration_changed');
           throw new ConnectPageError(400, 'Linking failed', error.message);
         }
         throw error;
       }
-      return this.finish(usableLink, linkedAccountId);
+      await this.connectLinks.attach(link, linkedAccountId);
+      return this.done(usableLink, linkedAccountId);
     });
   }
 
@@ -207,16 +205,21 @@ export class ConnectPageService {
       ) {
         return linkPage({ ...this.viewOf(usableLink), error: 'The account was not linked. Try again.' }, 400);
       }
-      return this.finish(usableLink, account.id);
+      if (!(await this.connectLinks.complete(link, account.id))) {
+        throw await this.unusableNow(link);
+      }
+      return this.done(usableLink, account.id);
     });
   }
 
-  private async finish(usableLink: UsableLink, linkedAccountId: string): Promise<PageResponse> {
+  /** Why a link that was usable a moment ago is not any more (another post won, or it expired). */
+  private async unusableNow(link: ConnectLinkEntity): Promise<ConnectPageError> {
+    const now = await this.links.findForProject(link.project_id, link.id);
+    return now && statusOf(now) === 'expired' ? expiredLink() : usedLink();
+  }
+
+  private done(usableLink: UsableLink, linkedAccountId: string): PageResponse {
     const { link, app } = usableLink;
-    if (!(await this.connectLinks.complete(link, linkedAccountId))) {
-      const now = await this.links.findForProject(link.project_id, link.id);
-      throw now && statusOf(now) === 'expired' ? expiredLink() : usedLink();
-    }
     // The cookie has done its work; the link is used up either way.
     const clear = {
       'set-cookie': `${COOKIE_NAME}=; Path=${CONNECT_PATH}/${link.id}; Max-Age=0; HttpOnly; SameSite=Lax`,
@@ -380,4 +383,3 @@ function originOf(url: string): string | undefined {
     return undefined;
   }
 }
-

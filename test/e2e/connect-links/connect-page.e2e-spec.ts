@@ -158,6 +158,27 @@ describe('connect page (/connect/{id})', () => {
       expect(credentialsOf((await accounts(appName))[0])).toEqual({ api_key: 'sk-connect-7f3a9b-secret' });
     });
 
+    it('two simultaneous posts of the same link: exactly one completes it', async () => {
+      const { appName, link } = await newLink('api_key');
+      const browser = new ConnectBrowser(app);
+      const page = await browser.open(link.url);
+      const cookie = browser.cookie;
+      const results = await Promise.all(
+        ['sk-race-a', 'sk-race-b'].map((key) => {
+          const twin = new ConnectBrowser(app);
+          twin.cookie = cookie;
+          return twin.submit(page, { api_key: key });
+        }),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 410]);
+      // Only the winner's key was stored: the loser was refused before anything was written.
+      const winner = results[0].status === 200 ? 'sk-race-a' : 'sk-race-b';
+      const rows = await accounts(appName);
+      expect(rows).toHaveLength(1);
+      expect(credentialsOf(rows[0])).toEqual({ api_key: winner });
+      expect(await linkStatus(link.id)).toBe('completed');
+    });
+
     it('re-linking keeps the linked account id and clears "needs re-linking"', async () => {
       const { appName, link } = await newLink('api_key');
       const existing = await app.ctx.newLinkedAccount(
