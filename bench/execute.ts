@@ -38,12 +38,15 @@ import { ProjectsRepository } from '../src/projects/projects.repository.js';
 import { ProjectsService } from '../src/projects/projects.service.js';
 
 const UPSTREAM_BODY = JSON.stringify({ id: 42, name: 'bench', tags: ['a', 'b'], ok: true });
-const FUNCTION_NAME = 'BENCH__GET_ITEM';
-const OWNER = 'bench-user';
-const EXECUTE_BODY = JSON.stringify({ function_input: { query: { q: 'bench' } }, linked_account_owner_id: OWNER });
+export const FUNCTION_NAME = 'BENCH__GET_ITEM';
+export const OWNER = 'bench-user';
+export const EXECUTE_BODY = JSON.stringify({
+  function_input: { query: { q: 'bench' } },
+  linked_account_owner_id: OWNER,
+});
 const SELF = fileURLToPath(import.meta.url);
 
-interface Sample {
+export interface Sample {
   /** CPU time the serving process spent, in ms (NaN where /proc is not available). */
   cpuMs: number;
   requests: number;
@@ -52,7 +55,7 @@ interface Sample {
   errors: number;
 }
 
-interface Figures {
+export interface Figures {
   /** CPU time of the serving process per request, in µs: the cost of the path itself, whatever the load. */
   server_cpu_us_per_request: number;
   median_ms: number;
@@ -112,7 +115,10 @@ async function runProxy(upstreamUrl: string): Promise<void> {
 
 // ---------------------------------------------------------------- orchestration
 
-function forkRole(role: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
+export function forkRole(
+  role: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(SELF, [role], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve({ child, port: message.port }));
@@ -120,7 +126,7 @@ function forkRole(role: string, env: Record<string, string> = {}): Promise<{ chi
   });
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createNetServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -129,7 +135,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Migrates a fresh embedded database and writes a project, an app, a function, a configuration and an account. */
-async function seed(env: Record<string, string>, upstreamUrl: string): Promise<string> {
+export async function seed(env: Record<string, string>, upstreamUrl: string): Promise<string> {
   const config = loadConfig(env);
   const db = await EmbeddedDatabase.open({ dataDir: config.DATA_DIR, maxConnections: 4, holder: 'bench seed' });
   const dataSource = new DataSource(databaseOptions(config, db));
@@ -210,7 +216,7 @@ async function seed(env: Record<string, string>, upstreamUrl: string): Promise<s
   }
 }
 
-async function startService(env: Record<string, string>): Promise<ChildProcess> {
+export async function startService(env: Record<string, string>): Promise<ChildProcess> {
   const entry = join(SELF, '..', '..', 'src', 'main.js');
   // BENCH_PROFILE_DIR: write a CPU profile of the service there (read it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR
@@ -233,8 +239,8 @@ async function startService(env: Record<string, string>): Promise<ChildProcess> 
   return child;
 }
 
-interface Target {
-  label: 'a' | 'b' | 'c';
+export interface Target {
+  label: string;
   /** The process that serves the path: its CPU time per request is reported. */
   pid?: number;
   url: string;
@@ -255,7 +261,7 @@ function cpuTimeMs(pid: number | undefined): number {
 
 const CLOCK_TICKS = 100;
 
-function measure(target: Target, connections: number, seconds: number): Promise<Sample> {
+export function measure(target: Target, connections: number, seconds: number): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     const cpuBefore = cpuTimeMs(target.pid);
@@ -293,7 +299,7 @@ function measure(target: Target, connections: number, seconds: number): Promise<
   });
 }
 
-function figures(samples: Sample[]): Figures {
+export function figures(samples: Sample[]): Figures {
   const latencies = samples.flatMap((s) => s.latencies).sort((x, y) => x - y);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   const requests = samples.reduce((sum, s) => sum + s.requests, 0);
@@ -308,7 +314,7 @@ function figures(samples: Sample[]): Figures {
   };
 }
 
-const round = (value: number) => Math.round(value * 1000) / 1000;
+export const round = (value: number) => Math.round(value * 1000) / 1000;
 
 async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -427,11 +433,14 @@ async function main(): Promise<void> {
   }
 }
 
-const role = process.argv[2];
-if (role === 'upstream') {
-  await runUpstream();
-} else if (role === 'proxy') {
-  await runProxy(process.env.BENCH_UPSTREAM_URL as string);
-} else {
-  await main();
+// Run only as the script (or one of its child roles); bench/mcp.ts imports the helpers above.
+if (process.argv[1] === SELF) {
+  const role = process.argv[2];
+  if (role === 'upstream') {
+    await runUpstream();
+  } else if (role === 'proxy') {
+    await runProxy(process.env.BENCH_UPSTREAM_URL as string);
+  } else {
+    await main();
+  }
 }

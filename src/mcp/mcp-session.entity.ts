@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { ProjectEntity } from '../projects/project.entity.js';
 
 /**
@@ -29,6 +29,8 @@ export class McpSessionEntity {
   @Column('jsonb')
   client_capabilities: Record<string, unknown>;
 
+  /** Sessions end SESSION_TTL after they began (the client then initialises again). */
+  @Index()
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, MoreThan, type QueryDeepPartialEntity } from 'typeorm';
+import { DataSource, IsNull, LessThan, MoreThan, type QueryDeepPartialEntity } from 'typeorm';
 import { McpSessionEntity } from './mcp-session.entity.js';
 import { McpTokenEntity } from './mcp-token.entity.js';
 
@@ -41,13 +41,25 @@ export class McpRepository {
     return false;
   }
 
-  async insertSession(row: Omit<McpSessionEntity, 'project' | 'created_at'>): Promise<void> {
+  /** Stores a new session and drops the sessions that began before `expiredBefore`. */
+  async insertSession(row: Omit<McpSessionEntity, 'project' | 'created_at'>, expiredBefore: Date): Promise<void> {
+    await this.sessions.delete({ created_at: LessThan(expiredBefore) });
     // TypeORM's deep-partial type cannot express jsonb `unknown` values; the row is complete.
     await this.sessions.insert(row as QueryDeepPartialEntity<McpSessionEntity>);
   }
 
-  findSession(id: string, projectId: string, tokenId: string | null): Promise<McpSessionEntity | null> {
-    return this.sessions.findOneBy({ id, project_id: projectId, mcp_token_id: tokenId ?? IsNull() });
+  findSession(
+    id: string,
+    projectId: string,
+    tokenId: string | null,
+    startedAfter: Date,
+  ): Promise<McpSessionEntity | null> {
+    return this.sessions.findOneBy({
+      id,
+      project_id: projectId,
+      mcp_token_id: tokenId ?? IsNull(),
+      created_at: MoreThan(startedAfter),
+    });
   }
 
   async deleteSession(id: string, projectId: string, tokenId: string | null): Promise<boolean> {

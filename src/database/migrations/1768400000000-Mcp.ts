@@ -16,6 +16,7 @@ export class Mcp1768400000000 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE INDEX "IDX_dcf7dffb957888d2072c27ea30" ON "mcp_tokens"("project_id")`);
     await queryRunner.query(`CREATE UNIQUE INDEX "IDX_55a1061b883daa0da7c5113877" ON "mcp_tokens"("token_hash")`);
+    await queryRunner.query(`CREATE INDEX "IDX_d28bf42079e5814498ddcc66d7" ON "mcp_sessions"("created_at")`);
     await queryRunner.query(
       `ALTER TABLE "mcp_sessions" ADD CONSTRAINT "FK_138d33a11bee570d94998966308" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
     );

@@ -310,6 +310,41 @@ describe('/v1/mcp unified mode (SDK client over Streamable HTTP)', () => {
       expect(res.status).toBe(404);
     });
 
+    it('keeps a session for 7 days, ends it on DELETE, and answers 404 after either', async () => {
+      const open = async () => {
+        const res = await postMcp(app.url, initialize, { 'x-api-key': apiKey });
+        return res.headers.get('mcp-session-id') as string;
+      };
+      const list = (session: string) =>
+        postMcp(
+          app.url,
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+          { 'x-api-key': apiKey, 'mcp-session-id': session },
+        );
+      const old = await open();
+      expect((await list(old)).status).toBe(200);
+      await app.dataSource.query(`UPDATE mcp_sessions SET created_at = now() - interval '8 days' WHERE id = $1`, [old]);
+      expect((await list(old)).status).toBe(404);
+      await open();
+      const left: unknown[] = await app.dataSource.query('SELECT 1 FROM mcp_sessions WHERE id = $1', [old]);
+      expect(left).toHaveLength(0);
+      const ended = await open();
+      const del = await fetch(`${app.url}/v1/mcp`, {
+        method: 'DELETE',
+        headers: { 'x-api-key': apiKey, 'mcp-session-id': ended },
+      });
+      expect(del.status).toBe(200);
+      expect((await list(ended)).status).toBe(404);
+      const other = await app.ctx.newProject('sessions elsewhere');
+      const mine = await open();
+      const foreign = await postMcp(
+        app.url,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { 'x-api-key': other.apiKey, 'mcp-session-id': mine },
+      );
+      expect(foreign.status).toBe(404);
+    });
+
     it('serves a client that sends no session id statelessly', async () => {
       const res = await postMcp(app.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'x-api-key': apiKey });
       expect(res.status).toBe(200);

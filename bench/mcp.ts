@@ -1,0 +1,139 @@
+/**
+ * `npm run bench:mcp`: what MCP adds to a function execution. The same function (GET on a trivial
+ * local JSON upstream, api_key scheme) run by the same service two ways, in alternating rounds at
+ * concurrency 1 and 32:
+ *   (r) rest: POST /v1/functions/{name}/execute;
+ *   (m) mcp:  POST /v1/mcp with a stateless JSON-RPC tools/call of execute_function (JSON response).
+ * Prints one JSON object with the median and p99 of each and the median MCP adds at concurrency 1
+ * (target: under 0.5 ms). BENCH_DURATION_S (default 5) and BENCH_ROUNDS (default 3) tune it.
+ */
+import { type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import {
+  EXECUTE_BODY,
+  figures,
+  forkRole,
+  freePort,
+  FUNCTION_NAME,
+  measure,
+  OWNER,
+  round,
+  type Sample,
+  seed,
+  startService,
+  type Target,
+} from './execute.js';
+
+const TOOLS_CALL_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'execute_function',
+    arguments: { function_name: FUNCTION_NAME, function_input: { query: { q: 'bench' } } },
+  },
+});
+const CONCURRENCIES = [1, 32];
+
+async function main(): Promise<void> {
+  const seconds = Number(process.env.BENCH_DURATION_S ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-mcp-'));
+  const children: ChildProcess[] = [];
+  try {
+    const upstream = await forkRole('upstream');
+    children.push(upstream.child);
+    const port = await freePort();
+    const env = {
+      DATA_DIR: dataDir,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    };
+    const apiKey = await seed(env, `http://127.0.0.1:${upstream.port}`);
+    const service = await startService(env);
+    children.push(service);
+    const base = `http://127.0.0.1:${port}`;
+    const targets: Target[] = [
+      {
+        label: 'r',
+        pid: service.pid,
+        url: `${base}/v1/functions/${FUNCTION_NAME}/execute`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: EXECUTE_BODY,
+      },
+      {
+        label: 'm',
+        pid: service.pid,
+        url: `${base}/v1/mcp`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+          'x-api-key': apiKey,
+          'x-linked-account-owner-id': OWNER,
+        },
+        body: TOOLS_CALL_BODY,
+      },
+    ];
+    const check = await fetch(targets[1].url, { method: 'POST', headers: targets[1].headers, body: TOOLS_CALL_BODY });
+    const checked = (await check.json()) as { result?: { structuredContent?: { success?: boolean } } };
+    if (!checked.result?.structuredContent?.success) {
+      throw new Error(`MCP did not execute the function: ${JSON.stringify(checked)}`);
+    }
+    for (const target of targets) {
+      await measure(target, 8, 2); // warm-up
+    }
+    const samples: Record<string, Sample[]> = {};
+    for (let index = 0; index < rounds; index += 1) {
+      for (const connections of CONCURRENCIES) {
+        for (const target of targets) {
+          (samples[`${target.label}@${connections}`] ??= []).push(await measure(target, connections, seconds));
+        }
+      }
+    }
+    const at = (connections: number) => ({
+      rest_execute: figures(samples[`r@${connections}`] ?? []),
+      mcp_tools_call: figures(samples[`m@${connections}`] ?? []),
+    });
+    const c1 = at(1);
+    const added = round(c1.mcp_tools_call.median_ms - c1.rest_execute.median_ms);
+    const report = {
+      benchmark: 'mcp',
+      node: process.version,
+      cpus: cpus().length,
+      duration_s_per_round: seconds,
+      rounds,
+      concurrency_1: c1,
+      concurrency_32: at(32),
+      targets: { added_median_ms_at_1: added, added_median_ms_at_1_target: '< 0.5', added_median_met: added < 0.5 },
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    // The service holds DATA_DIR until it exits: remove the folder only then.
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null) {
+              resolve(undefined);
+              return;
+            }
+            child.once('exit', resolve);
+            child.kill('SIGTERM');
+            setTimeout(resolve, 5000).unref();
+          }),
+      ),
+    );
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
