@@ -272,7 +272,7 @@ export class McpToolsService {
       return this.failure(error);
     }
     const link = await this.linking.linkFor(ctx.projectId, fn.fn.app_name, ownerId);
-    if (link.url !== null && ctx.urlElicitation) {
+    if (ctx.urlElicitation) {
       throw new UrlElicitationRequiredError(
         [{ mode: 'url', message: link.message, url: link.url, elicitationId: crypto.randomUUID() }],
         `${error.message}. The user must connect ${fn.fn.app_name} first; retry once they have.`,

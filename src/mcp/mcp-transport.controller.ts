@@ -1,5 +1,5 @@
-import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Post, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, PublicRoute } from '../projects/api-key.guard.js';
 import { McpTransportService } from './mcp-transport.service.js';
@@ -33,16 +33,19 @@ export class McpTransportController {
     return this.transport.handlePost(request, reply);
   }
 
-  @Get()
-  @PublicRoute()
-  @ApiExcludeEndpoint()
-  handleMcpGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.transport.handleGet(request, reply);
-  }
+  // No GET: this server offers no server-to-client stream, so GET /v1/mcp answers 405 with Allow
+  // from the router like every other path, which is what the transport specification asks for.
 
   @Delete()
   @PublicRoute()
-  @ApiExcludeEndpoint()
+  @ApiSecurity(API_KEY_HEADER)
+  @ApiOperation({
+    summary: 'End an MCP session',
+    description:
+      'Ends the session named by the Mcp-Session-Id header (same credentials as POST /v1/mcp); later requests ' +
+      'with that id are answered 404. 400 without the header.',
+  })
+  @ApiOkResponse({ description: 'The session ended' })
   handleMcpDelete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handleDelete(request, reply);
   }

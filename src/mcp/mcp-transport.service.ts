@@ -104,16 +104,6 @@ export class McpTransportService {
     });
   }
 
-  /** No server-initiated stream is offered on GET. */
-  async handleGet(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await this.guarded(reply, async () => {
-      await this.admit(request);
-      throw new TransportRefusal(405, 'Method not allowed: this server offers no GET stream; POST requests', {
-        allow: 'POST, DELETE',
-      });
-    });
-  }
-
   /** Ends a session (its row goes; later requests with its id get 404). */
   async handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await this.guarded(reply, async () => {
@@ -136,7 +126,7 @@ export class McpTransportService {
     const server = new Server(
       { name: 'patchbay', title: 'Patchbay', version: API_VERSION },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: {} },
         instructions: INSTRUCTIONS,
         jsonSchemaValidator: this.validator,
       },

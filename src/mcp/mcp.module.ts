@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AppConfigurationsModule } from '../app-configurations/app-configurations.module.js';
+import { ConnectLinksModule } from '../connect-links/connect-links.module.js';
 import { ExecutionModule } from '../execution/execution.module.js';
 import { FunctionsModule } from '../functions/functions.module.js';
 import { LinkedAccountsModule } from '../linked-accounts/linked-accounts.module.js';
-import { OAuth2Module } from '../oauth2/oauth2.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { AccountLinking } from './account-linking.js';
 import { McpRepository } from './mcp.repository.js';
@@ -20,7 +20,7 @@ import { McpTransportService } from './mcp-transport.service.js';
     FunctionsModule,
     ExecutionModule,
     LinkedAccountsModule,
-    OAuth2Module,
+    ConnectLinksModule,
     AppConfigurationsModule,
   ],
   controllers: [McpTokensController, McpTransportController],

@@ -374,7 +374,7 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       }
     });
 
-    it('keeps functions that match no word after the matching ones, ties and non-matches by name', async () => {
+    it('keeps functions that match no word after the matching ones, exact ties by name', async () => {
       const a = await app.ctx.newApp({ name: `ORDER_${unique()}` });
       const fn = (suffix: string, description: string) =>
         app.ctx.newFunction(a.name, { name: `${a.name}__${suffix}`, description, tags: [] });
@@ -387,7 +387,10 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
 
       const res = await search({ intent: 'resume upload', app_names: a.name });
 
-      expect(res.body).toEqual([best, tieB, tieZ, noneA, noneC].map(basic));
+      // The non-matches come last; their order among themselves is the word vectors' when installed.
+      expect(res.body.slice(0, 3)).toEqual([best, tieB, tieZ].map(basic));
+      expect(res.body.slice(3)).toEqual(expect.arrayContaining([noneA, noneC].map(basic)));
+      expect(res.body).toHaveLength(5);
     });
 
     it('orders by name when the intent has no searchable word, and is safe with query syntax', async () => {

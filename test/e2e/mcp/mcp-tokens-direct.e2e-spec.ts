@@ -252,7 +252,7 @@ describe('/v1/mcp owner-scoped tokens, direct mode and account linking', () => {
       refresh_token_url: 'https://auth.example.com/oauth/token',
     };
 
-    it('answers URL elicitation (-32042) with the authorization URL when the client declared it', async () => {
+    it('answers URL elicitation (-32042) with a connect link when the client declared it', async () => {
       const row = await newOAuth2App(app, apiKey, { scheme: oauthScheme, appClientSecret: 'secret' });
       const fn = await app.ctx.newFunction(row.name, restFunction('GET'));
       const { client } = await connectMcp(app.url, {
@@ -269,14 +269,20 @@ describe('/v1/mcp owner-scoped tokens, direct mode and account linking', () => {
       const elicitation = (error as UrlElicitationRequiredError).elicitations[0];
       expect(elicitation.mode).toBe('url');
       const url = new URL(elicitation.url);
-      expect(`${url.origin}${url.pathname}`).toBe('https://auth.example.com/oauth/authorize');
-      expect(url.searchParams.get('state')).toBeTruthy();
+      // PUBLIC_BASE_URL (its default here) + the connect page's path.
+      expect(url.origin).toBe('http://127.0.0.1:8000');
+      const id = url.pathname.match(/^\/connect\/([0-9a-f-]{36})$/)?.[1];
+      expect(id, elicitation.url).toBeDefined();
+      expect(url.searchParams.get('token')).toBeTruthy();
       expect(elicitation.url).not.toContain('new-user');
       expect(elicitation.url).not.toContain(apiKey);
+      // The link is a real pending connect link of this project, for this app and owner.
+      const link = await app.get(`/v1/linked-accounts/connect-links/${id}`, { apiKey });
+      expect(link.body).toMatchObject({ app_name: row.name, linked_account_owner_id: 'new-user', status: 'pending' });
       await client.close();
     });
 
-    it('puts the link in the tool error when the client cannot elicit, and says what to do for other schemes', async () => {
+    it('puts a connect link in the tool error when the client cannot elicit, for every scheme', async () => {
       const row = await newOAuth2App(app, apiKey, { scheme: oauthScheme, appClientSecret: 'secret' });
       const fn = await app.ctx.newFunction(row.name, restFunction('GET'));
       const { client } = await connectMcp(app.url, {
@@ -290,7 +296,7 @@ describe('/v1/mcp owner-scoped tokens, direct mode and account linking', () => {
       expect(text(result)).toMatch(
         new RegExp(`^No linked account of app ${row.name} for owner new-user in this project\\. Open this address`),
       );
-      expect(text(result)).toContain('https://auth.example.com/oauth/authorize?');
+      expect(text(result)).toContain('http://127.0.0.1:8000/connect/');
       const apiKeyApp = await executionScenario(app, {
         projectId,
         scheme: 'api_key',
@@ -303,7 +309,9 @@ describe('/v1/mcp owner-scoped tokens, direct mode and account linking', () => {
         arguments: { function_name: apiKeyApp.fn.name, function_input: {} },
       });
       expect(other.isError).toBe(true);
-      expect(text(other)).toContain('POST /v1/linked-accounts/api-key');
+      expect(text(other)).toMatch(
+        new RegExp(`Open this address to connect your ${apiKeyApp.app.name} account.*http://127.0.0.1:8000/connect/`),
+      );
       await client.close();
     });
   });

@@ -295,7 +295,11 @@ describe('/v1/mcp unified mode (SDK client over Streamable HTTP)', () => {
     });
 
     it('413 for a body over 4 MiB', async () => {
-      const big = JSON.stringify({ ...initialize, params: { ...initialize.params, pad: 'x'.repeat(4 * 1024 * 1024) } });
+      // Many short strings: one string past the input limits would be refused (422) before the size.
+      const big = JSON.stringify({
+        ...initialize,
+        params: { ...initialize.params, pad: Array.from({ length: 4200 }, () => 'x'.repeat(1000)) },
+      });
       const res = await postMcp(app.url, big, { 'x-api-key': apiKey });
       expect(res.status).toBe(413);
       expect(res.body.error.message).toContain('4194304');
