@@ -121,6 +121,12 @@ export async function runCli(argv: string[]): Promise<number> {
     .option('--exclude <glob>', 'leave out operations whose operationId or path matches (repeatable)', collect, [])
     .option('--max-functions <n>', 'import at most N functions per document', parsePositiveInt)
     .option('--include-deprecated', 'import deprecated operations too')
+    .option(
+      '--add-scheme <kind>',
+      'offer http_bearer or http_basic although the document does not declare it',
+      collectScheme,
+      [],
+    )
     .option('--openid-discovery <file>', 'OpenID Connect discovery document (JSON) for openIdConnect schemes')
     .option('--secrets <file>', 'values for the OAuth 2.0 client placeholders (JSON object or NAME=value lines)')
     .option('--dry-run', 'check and report without writing')
@@ -195,6 +201,13 @@ function parsePositiveInt(value: string): number {
   return n;
 }
 
+function collectScheme(value: string, previous: string[]): string[] {
+  if (value !== 'http_bearer' && value !== 'http_basic') {
+    throw new InvalidArgumentError('must be http_bearer or http_basic');
+  }
+  return [...previous, value];
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -262,6 +275,7 @@ interface OpenApiCliOptions {
   server?: string;
   include: string[];
   exclude: string[];
+  addScheme: ('http_bearer' | 'http_basic')[];
   maxFunctions?: number;
   includeDeprecated?: boolean;
   openidDiscovery?: string;
@@ -293,6 +307,7 @@ async function importOpenApi(
       server: options.server,
       include: options.include,
       exclude: options.exclude,
+      addSchemes: options.addScheme,
       maxFunctions: options.maxFunctions,
       includeDeprecated: options.includeDeprecated,
       oidcDiscovery,

@@ -20,6 +20,8 @@ export interface OpenApiMappingOptions {
   includeDeprecated?: boolean;
   /** An OpenID Connect discovery document (its JSON), for `openIdConnect` schemes. */
   oidcDiscovery?: Node;
+  /** Schemes the API takes that the document does not declare (GitHub's description declares none). */
+  addSchemes?: ('http_bearer' | 'http_basic')[];
   /** `METHOD path` → the function name the operation had in the catalogue (names stay stable). */
   previousNames?: ReadonlyMap<string, string>;
 }
@@ -67,6 +69,9 @@ export function mapOpenApiDocument(doc: Node, options: OpenApiMappingOptions = {
   const skipped: SkippedOperation[] = [];
   const operations = selectOperations(doc, options, skipped);
   const security = mapSecurity(doc, operations, name, options.oidcDiscovery, notes);
+  for (const kind of options.addSchemes ?? []) {
+    security[kind] ??= {};
+  }
 
   const names = functionNames(
     name,
