@@ -64,7 +64,8 @@ async function main(): Promise<void> {
     let peakRss = 0;
     const sampler = setInterval(() => {
       try {
-        peakRss = Math.max(peakRss, rssMb(child.pid as number));
+        const rss = rssMb(child.pid as number);
+        peakRss = Number.isFinite(rss) ? Math.max(peakRss, rss) : peakRss;
       } catch {
         // the process has just ended
       }
