@@ -98,46 +98,79 @@ export function loadAppFolders(folders: string[], secrets: Record<string, string
     if (appRaw === undefined || functionsRaw === undefined) {
       continue;
     }
-    const before = problems.length;
-    if (!validateAppFile(appRaw)) {
-      problems.push(...ajvProblems(appPath, validateAppFile.errors));
-    }
-    if (!validateFunctionsFile(functionsRaw)) {
-      problems.push(...ajvProblems(functionsPath, validateFunctionsFile.errors));
-    }
-    if (problems.length > before) {
+    const checked = checkAppRecords(
+      appRaw,
+      functionsRaw,
+      { folder, appFile: appPath, functionsFile: functionsPath },
+      secrets,
+    );
+    problems.push(...checked.problems);
+    if (!checked.loaded) {
       continue;
     }
-    const unfilled: LoadedApp['unfilled'] = [];
-    const app = fillPlaceholders(appRaw, secrets, appPath, '', unfilled) as AppFile;
-    const functions = functionsRaw as FunctionFile[];
+    const { app, functions } = checked.loaded;
     const other = seenApps.get(app.name);
     if (other) {
       problems.push({ file: appPath, path: '/name', reason: `app ${app.name} is also defined in ${other}` });
     }
     seenApps.set(app.name, appPath);
     functions.forEach((fn, index) => {
-      const at = `/${index}`;
-      if (!fn.name.startsWith(`${app.name}__`)) {
-        problems.push({ file: functionsPath, path: `${at}/name`, reason: `must start with ${app.name}__` });
-      }
       const previous = seenFunctions.get(fn.name);
       if (previous) {
-        problems.push({ file: functionsPath, path: `${at}/name`, reason: `${fn.name} is also defined in ${previous}` });
+        problems.push({
+          file: functionsPath,
+          path: `/${index}/name`,
+          reason: `${fn.name} is also defined in ${previous}`,
+        });
       }
       seenFunctions.set(fn.name, functionsPath);
-      problems.push(...checkParameters(fn, functionsPath, `${at}/parameters`));
     });
-    apps.push({
-      folder,
+    apps.push(checked.loaded);
+  }
+  return { apps, problems };
+}
+
+/**
+ * Checks one app record and its functions (from app.json and functions.json, or generated from an
+ * OpenAPI document) by the catalogue's rules, fills its placeholders and hashes it for the writer.
+ */
+export function checkAppRecords(
+  appRaw: unknown,
+  functionsRaw: unknown,
+  files: { folder: string; appFile: string; functionsFile: string },
+  secrets: Record<string, string | undefined>,
+): { loaded?: LoadedApp; problems: CatalogProblem[] } {
+  const problems: CatalogProblem[] = [];
+  if (!validateAppFile(appRaw)) {
+    problems.push(...ajvProblems(files.appFile, validateAppFile.errors));
+  }
+  if (!validateFunctionsFile(functionsRaw)) {
+    problems.push(...ajvProblems(files.functionsFile, validateFunctionsFile.errors));
+  }
+  if (problems.length > 0) {
+    return { problems };
+  }
+  const unfilled: LoadedApp['unfilled'] = [];
+  const app = fillPlaceholders(appRaw, secrets, files.appFile, '', unfilled) as AppFile;
+  const functions = functionsRaw as FunctionFile[];
+  functions.forEach((fn, index) => {
+    const at = `/${index}`;
+    if (!fn.name.startsWith(`${app.name}__`)) {
+      problems.push({ file: files.functionsFile, path: `${at}/name`, reason: `must start with ${app.name}__` });
+    }
+    problems.push(...checkParameters(fn, files.functionsFile, `${at}/parameters`));
+  });
+  return {
+    problems,
+    loaded: {
+      folder: files.folder,
       app,
       functions,
       appHash: contentHash(app),
       functionHashes: new Map(functions.map((fn) => [fn.name, contentHash(fn)])),
       unfilled,
-    });
-  }
-  return { apps, problems };
+    },
+  };
 }
 
 function readJson(file: string, problems: CatalogProblem[]): unknown {

@@ -32,6 +32,21 @@ export class CatalogRepository {
     return new Map(rows.map((row) => [row.name, { app_name: row.app_name, content_hash: row.content_hash }]));
   }
 
+  async restFunctionNames(appName: string): Promise<Map<string, string>> {
+    const rows = await this.dataSource.getRepository(FunctionEntity).find({
+      select: { name: true, protocol: true, protocol_data: true },
+      where: { app_name: appName, protocol: 'rest' },
+    });
+    const names = new Map<string, string>();
+    for (const row of rows) {
+      const data = row.protocol_data as { method?: string; path?: string };
+      if (data.method && data.path) {
+        names.set(`${data.method.toUpperCase()} ${data.path}`, row.name);
+      }
+    }
+    return names;
+  }
+
   async countApps(): Promise<number> {
     return this.dataSource.getRepository(AppEntity).count();
   }

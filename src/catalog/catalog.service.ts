@@ -7,11 +7,14 @@ import { appFolders, type CatalogProblem, loadAppFolders, type LoadedApp } from 
 import { CatalogRepository } from './catalog.repository.js';
 import { SearchIndexService } from '../search/search-index.service.js';
 
-export interface ImportOptions {
-  /** Values for `{{ NAME }}` placeholders. */
-  secrets: Record<string, string | undefined>;
+export interface WriteOptions {
   dryRun?: boolean;
   onProgress?: (done: number, total: number) => void;
+}
+
+export interface ImportOptions extends WriteOptions {
+  /** Values for `{{ NAME }}` placeholders. */
+  secrets: Record<string, string | undefined>;
 }
 
 export interface ChangeSummary {
@@ -67,6 +70,24 @@ export class CatalogService {
     if (report.problems.length > 0) {
       return report;
     }
+    await this.writeApps(apps, report, options);
+    if (!options.dryRun) {
+      await this.refreshSearch(report);
+    }
+    report.imported = !options.dryRun;
+    return report;
+  }
+
+  /**
+   * The one catalogue writer: compares the loaded apps with the stored ones by content hash and
+   * upserts what changed in one transaction (nothing on a dry run), counting into `report`.
+   * The search index is refreshed separately (refreshSearch), once per import.
+   */
+  async writeApps(
+    apps: LoadedApp[],
+    report: Pick<ImportReport, 'apps' | 'functions'>,
+    options: WriteOptions,
+  ): Promise<void> {
     const appNames = apps.map((loaded) => loaded.app.name);
     const knownApps = await this.catalog.appHashes(appNames);
     const knownFunctions = await this.catalog.functionHashes(appNames);
@@ -109,12 +130,27 @@ export class CatalogService {
     }
     if (!options.dryRun && (appRows.length > 0 || functionRows.length > 0)) {
       await this.catalog.upsertFromCatalog(appRows, functionRows);
-      // After the commit, not inside the transaction: embedding may call a remote endpoint, and on the
-      // embedded database an open transaction holds every other connection.
+    }
+  }
+
+  /**
+   * After the commit, not inside the transaction: embedding may call a remote endpoint, and on the
+   * embedded database an open transaction holds every other connection.
+   */
+  async refreshSearch(report: Pick<ImportReport, 'apps' | 'functions'>): Promise<void> {
+    const changed =
+      report.apps.added.length +
+      report.apps.updated.length +
+      report.functions.added.length +
+      report.functions.updated.length;
+    if (changed > 0) {
       await this.searchIndex.refresh();
     }
-    report.imported = !options.dryRun;
-    return report;
+  }
+
+  /** `METHOD path` → function name, for the REST functions an app has in the catalogue. */
+  async restFunctionNames(appName: string): Promise<Map<string, string>> {
+    return this.catalog.restFunctionNames(appName);
   }
 
   async isEmpty(): Promise<boolean> {

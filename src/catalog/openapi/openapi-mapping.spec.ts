@@ -1,0 +1,197 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { checkAppRecords } from '../catalog-files.js';
+import { visibleParameters } from '../../functions/visible-parameters.js';
+import { mapOpenApiDocument, OpenApiRefusal, type OpenApiMapping } from './openapi-mapping.js';
+import { MAX_FUNCTION_NAME } from './openapi-names.js';
+import { loadOpenApiDocument } from './openapi-source.js';
+
+const FIXTURES = 'test/fixtures/openapi';
+
+async function mapFile(file: string, options = {}): Promise<OpenApiMapping> {
+  const { document } = await loadOpenApiDocument(`${FIXTURES}/${file}`);
+  return mapOpenApiDocument(document, options);
+}
+
+const byName = (mapping: OpenApiMapping, suffix: string) => {
+  const fn = mapping.functions.find((f) => f.name.endsWith(`__${suffix}`));
+  if (!fn) {
+    throw new Error(`no function ${suffix} in ${mapping.functions.map((f) => f.name).join(', ')}`);
+  }
+  return fn;
+};
+
+/** What the providers accept: OpenAI/MCP-safe names and schemas that compile as draft 2020-12. */
+function expectProviderSafe(mapping: OpenApiMapping): void {
+  const ajv = new Ajv2020({ strict: false });
+  for (const fn of mapping.functions) {
+    expect(fn.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(fn.name.length).toBeLessThanOrEqual(MAX_FUNCTION_NAME);
+    const shown = visibleParameters(fn.parameters);
+    expect(() => ajv.compile(shown)).not.toThrow();
+    expect(JSON.stringify(shown)).not.toMatch(/"(oneOf|visible|nullable|readOnly|discriminator)"/);
+  }
+  const checked = checkAppRecords(
+    mapping.app,
+    mapping.functions,
+    { folder: 'x', appFile: 'app', functionsFile: 'fns' },
+    {},
+  );
+  expect(checked.problems).toEqual([]);
+}
+
+describe('OpenAPI 3.0 (YAML) to catalogue records', () => {
+  it('maps the app: name, title, description without markup, logo, server with variable defaults, api key', async () => {
+    const { app } = await mapFile('petstore-3.0.yaml');
+    expect(app).toMatchObject({
+      name: 'PET_STORE',
+      display_name: 'Pet Store',
+      version: '1.2.0',
+      description: 'A small pet shop. See the docs.',
+      logo: 'https://example.com/logo.png',
+      categories: ['pets'],
+      security_schemes: { api_key: { location: 'header', name: 'X-Pet-Key' }, no_auth: {} },
+    });
+  });
+
+  it('places parameters in path/query/header/cookie with visible lists; a one-value required parameter is hidden with its default', async () => {
+    const mapping = await mapFile('petstore-3.0.yaml');
+    const fn = byName(mapping, 'SHOW_PET_BY_ID');
+    expect(fn.protocol_data).toEqual({
+      method: 'GET',
+      path: '/pets/{petId}',
+      server_url: 'https://eu.pets.example.com/v1',
+    });
+    const p = fn.parameters as Record<string, any>;
+    expect(p.required).toEqual(['path', 'query']);
+    expect(p.properties.path).toMatchObject({ required: ['petId'], visible: ['petId'] });
+    expect(p.properties.query.properties['api-version']).toEqual({
+      type: 'string',
+      enum: ['2024-01-01'],
+      default: '2024-01-01',
+    });
+    expect(p.properties.query.visible).toEqual(['verbose']);
+    expect(p.properties.header.visible).toEqual(['X-Trace']);
+    expect(p.properties.cookie.visible).toEqual(['session']);
+    expect(fn.description).toBe('Info for a specific pet');
+    expect(fn.tags).toEqual(['pets']);
+  });
+
+  it('merges allOf, leaves readOnly out, turns nullable into a type list', async () => {
+    const body = (byName(await mapFile('petstore-3.0.yaml'), 'CREATE_PET').parameters as Record<string, any>).properties
+      .body;
+    expect(Object.keys(body.properties).sort()).toEqual(['name', 'owner', 'tag']);
+    expect(body.required).toEqual(['name']);
+    expect(body.properties.tag.type).toEqual(['string', 'null']);
+  });
+
+  it('cuts a recursive schema at a fixed depth', async () => {
+    const body = (byName(await mapFile('petstore-3.0.yaml'), 'CREATE_TREE').parameters as Record<string, any>)
+      .properties.body;
+    expect(body.properties.label).toEqual({ type: 'string' });
+    // The schema met again inside itself ends there, as an open object.
+    expect(body.properties.children.items).toMatchObject({
+      type: 'object',
+      properties: {},
+      additionalProperties: true,
+    });
+  });
+
+  it('form bodies carry their content type; deprecated and binary-only operations are skipped with reasons', async () => {
+    const mapping = await mapFile('petstore-3.0.yaml');
+    expect(byName(mapping, 'LOGIN').protocol_data).toMatchObject({ content_type: 'application/x-www-form-urlencoded' });
+    expect(mapping.skipped).toEqual([
+      { operation: 'GET /old', reason: 'deprecated (import it with --include-deprecated)' },
+      {
+        operation: 'PUT /upload',
+        reason: 'request body only as application/octet-stream (JSON and form bodies are supported)',
+      },
+    ]);
+    const withDeprecated = await mapFile('petstore-3.0.yaml', { includeDeprecated: true });
+    expect(withDeprecated.functions.map((f) => f.name)).toContain('PET_STORE__OLD_THING');
+  });
+
+  it('fits long or illegal operationIds into 48 characters, deterministically, and keeps a previous name', async () => {
+    const first = await mapFile('petstore-3.0.yaml');
+    const long = first.functions.find((f) => (f.protocol_data as { path: string }).path === '/a/very/long/path/{id}');
+    expect(long?.name.length).toBeLessThanOrEqual(48);
+    expect(long?.name).toMatch(/^PET_STORE__COM_EXMPL_SRVC_THIS_OPRTN_IDNT_[0-9A-F]{6}$/);
+    expect(JSON.stringify(await mapFile('petstore-3.0.yaml'))).toBe(JSON.stringify(first));
+    const renamed = await mapFile('petstore-3.0.yaml', {
+      previousNames: new Map([['GET /pets/{petId}', 'PET_STORE__GET_PET']]),
+    });
+    expect(renamed.functions.map((f) => f.name)).toContain('PET_STORE__GET_PET');
+    expectProviderSafe(first);
+  });
+
+  it('--include / --exclude / --max-functions / --server / --app-name', async () => {
+    const mapping = await mapFile('petstore-3.0.yaml', {
+      include: ['/pets*', '/pets/**'],
+      exclude: ['createPet'],
+      server: 'http://127.0.0.1:9999/base',
+      appName: 'my pets',
+    });
+    expect(mapping.functions.map((f) => f.name)).toEqual(['MY_PETS__SHOW_PET_BY_ID']);
+    expect(mapping.functions[0].protocol_data).toMatchObject({ server_url: 'http://127.0.0.1:9999/base' });
+    const capped = await mapFile('petstore-3.0.yaml', { maxFunctions: 2 });
+    expect(capped.functions).toHaveLength(2);
+    expect(capped.skipped.some((s) => s.reason === 'over --max-functions 2')).toBe(true);
+  });
+});
+
+describe('OpenAPI 3.1, Swagger 2.0, relative files and refusals', () => {
+  it('3.1: oauth2 authorization code with the union of scopes and placeholders, http basic, per-operation security, anyOf', async () => {
+    const mapping = await mapFile('notes-3.1.json');
+    expect(mapping.app.security_schemes).toEqual({
+      oauth2: {
+        location: 'header',
+        name: 'Authorization',
+        prefix: 'Bearer',
+        client_id: '{{ NOTES_CLIENT_ID }}',
+        client_secret: '{{ NOTES_CLIENT_SECRET }}',
+        scope: 'notes:read notes:write',
+        authorize_url: 'https://auth.example.com/authorize',
+        access_token_url: 'https://auth.example.com/token',
+        refresh_token_url: 'https://auth.example.com/token',
+      },
+      http_basic: {},
+    });
+    const create = (byName(mapping, 'CREATE_NOTE').parameters as Record<string, any>).properties.body;
+    expect(create.properties.kind).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer' }] });
+    const list = (byName(mapping, 'LIST_NOTES').parameters as Record<string, any>).properties.query;
+    expect(list.properties.limit).toEqual({ type: ['integer', 'null'], default: 10 });
+    expectProviderSafe(mapping);
+  });
+
+  it('Swagger 2.0 is converted: scheme + host + basePath, body parameter, api key in query', async () => {
+    const mapping = await mapFile('todo-swagger-2.0.json');
+    expect(mapping.app.security_schemes).toEqual({ api_key: { location: 'query', name: 'token' } });
+    const fn = byName(mapping, 'UPDATE_TODO');
+    expect(fn.protocol_data).toEqual({
+      method: 'PUT',
+      path: '/todos/{id}',
+      server_url: 'https://todo.example.com/api',
+    });
+    const body = (fn.parameters as Record<string, any>).properties.body;
+    expect(Object.keys(body.properties)).toEqual(['title', 'done']);
+    expectProviderSafe(mapping);
+  });
+
+  it('resolves references to files beside the document', async () => {
+    const mapping = await mapFile('split/main.yaml', { server: 'https://split.example.com' });
+    const body = (byName(mapping, 'ADD_ITEM').parameters as Record<string, any>).properties.body;
+    expect(body.properties).toEqual({ sku: { type: 'string' } });
+  });
+
+  it('refuses a document without a server, naming --server', async () => {
+    await expect(mapFile('no-server.json')).rejects.toThrow(/names no server URL: give one with --server/);
+    await expect(mapFile('no-server.json')).rejects.toBeInstanceOf(OpenApiRefusal);
+  });
+
+  it('refuses an invalid document with the validator message, and never fetches a remote reference', async () => {
+    await expect(loadOpenApiDocument(`${FIXTURES}/invalid.json`)).rejects.toThrow(/is not valid OpenAPI/);
+    await expect(loadOpenApiDocument(`${FIXTURES}/remote-ref.json`)).rejects.toThrow(
+      /references http:\/\/127\.0\.0\.1:9\/schema\.json: remote references are not fetched/,
+    );
+  });
+});
