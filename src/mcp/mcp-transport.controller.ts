@@ -1,8 +1,29 @@
-import { Controller, Delete, Post, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Controller, Delete, Post, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, PublicRoute } from '../projects/api-key.guard.js';
+import { JsonRpcErrorResponse } from './mcp.dto.js';
 import { McpTransportService } from './mcp-transport.service.js';
+
+/** The HTTP-level refusals of /v1/mcp (the transport's and Patchbay's checks), all JSON-RPC errors. */
+function JsonRpcRefusals(statuses: Record<number, string>): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(JsonRpcErrorResponse),
+    ...Object.entries(statuses).map(([status, description]) =>
+      ApiResponse({ status: Number(status), description, type: JsonRpcErrorResponse }),
+    ),
+  );
+}
+
+const REFUSALS = {
+  400: 'Malformed JSON-RPC, a missing Mcp-Session-Id where one is needed, or an invalid owner or mode',
+  401: 'Missing or wrong credentials (with WWW-Authenticate)',
+  403: 'A browser Origin that is not allowed, or a token used for another owner',
+  404: 'An unknown or ended session',
+  406: 'The Accept header does not allow application/json and text/event-stream',
+  413: 'A body over 4 MiB',
+  415: 'A body that is not application/json',
+};
 
 /**
  * The MCP endpoint (Streamable HTTP). Its own credential check (API key or MCP token, answered as
@@ -29,6 +50,8 @@ export class McpTransportController {
       '4 MiB: 413.',
   })
   @ApiOkResponse({ description: 'A JSON-RPC response (or 202 for notifications)' })
+  @ApiResponse({ status: 202, description: 'Accepted notifications or responses' })
+  @JsonRpcRefusals(REFUSALS)
   handleMcpPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handlePost(request, reply);
   }
@@ -46,6 +69,7 @@ export class McpTransportController {
       'with that id are answered 404. 400 without the header.',
   })
   @ApiOkResponse({ description: 'The session ended' })
+  @JsonRpcRefusals({ 400: REFUSALS[400], 401: REFUSALS[401], 403: REFUSALS[403], 404: REFUSALS[404] })
   handleMcpDelete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handleDelete(request, reply);
   }

@@ -59,3 +59,27 @@ export class McpTokenPath {
   @RequiredUuid({ description: 'Id of the MCP token' })
   id: string;
 }
+
+export class JsonRpcErrorObject {
+  @ApiProperty({ description: 'JSON-RPC error code (-32600 invalid request, -32001 unauthorised or unknown session…)' })
+  code: number;
+
+  @ApiProperty({ description: 'What went wrong' })
+  message: string;
+}
+
+/** How /v1/mcp refuses a request at the HTTP level: a JSON-RPC error with no id. */
+export class JsonRpcErrorResponse {
+  @ApiProperty({ enum: ['2.0'] })
+  jsonrpc: '2.0';
+
+  @ApiProperty({ type: JsonRpcErrorObject })
+  error: JsonRpcErrorObject;
+
+  @ApiProperty({
+    description: 'Always null: a refusal is answered before any request id is read',
+    type: 'string',
+    nullable: true,
+  })
+  id: null;
+}

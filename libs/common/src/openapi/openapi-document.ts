@@ -85,12 +85,19 @@ function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): v
         continue;
       }
       const responses = operation.responses;
-      const existing = responses['400'];
-      responses['400'] = error(
+      const existing = responses['400'] as ResponseObject | undefined;
+      const malformed = error(
         existing
           ? `${existing.description}; or a malformed percent-encoding in the URL path`
           : 'Malformed percent-encoding in the URL path',
       );
+      // An operation that answers its own 400s in another shape (the MCP endpoint's JSON-RPC errors) keeps it.
+      const own = (existing?.content as Record<string, { schema?: object }> | undefined)?.['application/json']?.schema;
+      const errorRef = getSchemaPath(ErrorResponse);
+      if (own && !('$ref' in own && own.$ref === errorRef)) {
+        malformed.content = { 'application/json': { schema: { oneOf: [own, { $ref: errorRef }] } } };
+      }
+      responses['400'] = malformed;
       // Every route's whole input passes the input limits, so every operation may answer 422.
       responses['422'] ??= {
         description: 'Invalid path, query or body input',
