@@ -5,6 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
 import { createApiApp } from '../../src/api-app.js';
+import { AppConfig } from '../../src/config/app-config.js';
 import { withDatabase } from './database-url.js';
 import { TestContext } from './test-context.js';
 
@@ -125,6 +126,27 @@ export class TestApp {
 
   get dataSource(): DataSource {
     return this.app.get(DataSource);
+  }
+
+  /**
+   * Another service instance on this one's PostgreSQL database (migrations already applied), with
+   * the same secrets key, its configuration passed explicitly. The caller closes it.
+   */
+  async startAnotherInstance(holder = 'another instance'): Promise<{ app: NestFastifyApplication; url: string }> {
+    const config = this.app.get(AppConfig);
+    const app = await createApiApp({
+      database: { holder, runMigrations: false },
+      env: {
+        ...process.env,
+        SECRETS_KEY: config.SECRETS_KEY,
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: (this.dataSource.options as { url: string }).url,
+        DATABASE_POOL_SIZE: '3',
+      },
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.getHttpServer().address() as { port: number };
+    return { app, url: `http://127.0.0.1:${port}` };
   }
 
   async close(): Promise<void> {

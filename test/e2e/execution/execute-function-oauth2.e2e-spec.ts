@@ -1,7 +1,4 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { AppConfig } from '../../../src/config/app-config.js';
-import { createApiApp } from '../../../src/api-app.js';
 import type { OAuth2Credentials } from '../../../src/execution/credentials.js';
 import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
 import { executionScenario, openCredentials, type ScenarioOptions } from '../../factories/execution.factory.js';
@@ -201,7 +198,7 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
     async () => {
       rotating(200);
       const s = await scenario({ access_token: 'at-old', refresh_token: 'rt-old', expires_at: now() + 5 });
-      const second = await startSecondInstance(app);
+      const second = await app.startAnotherInstance();
       try {
         const key = app.ctx.defaultApiKey as string;
         const viaSecond = () =>
@@ -328,21 +325,3 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
     }
   });
 });
-
-/** Another service instance on the first one's PostgreSQL database, with its configuration passed explicitly. */
-async function startSecondInstance(first: TestApp): Promise<{ app: NestFastifyApplication; url: string }> {
-  const config = first.app.get(AppConfig);
-  const app = await createApiApp({
-    database: { holder: 'second instance', runMigrations: false },
-    env: {
-      ...process.env,
-      SECRETS_KEY: config.SECRETS_KEY,
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: (first.dataSource.options as { url: string }).url,
-      DATABASE_POOL_SIZE: '3',
-    },
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { app, url: `http://127.0.0.1:${port}` };
-}

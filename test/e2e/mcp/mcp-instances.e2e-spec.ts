@@ -3,7 +3,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApiApp } from '../../../src/api-app.js';
 import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from '../execution/upstream.js';
@@ -21,10 +20,7 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('/v1/mcp on two in
   beforeAll(async () => {
     first = await TestApp.start();
     upstream = await Upstream.start();
-    // Same DATABASE_URL as the first instance (TestApp.start set it), migrations already applied.
-    second = await createApiApp({ database: { holder: 'test-second', runMigrations: false } });
-    await second.listen({ port: 0, host: '127.0.0.1' });
-    secondUrl = `http://127.0.0.1:${(second.getHttpServer().address() as { port: number }).port}`;
+    ({ app: second, url: secondUrl } = await first.startAnotherInstance());
     let projectId: string;
     ({ projectId, apiKey } = await first.ctx.newProject());
     scenario = await executionScenario(first, {
