@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { nameStems, stems } from './text-analysis.js';
+import { visibleNames } from '../functions/visible-parameters.js';
 
 export type SearchKind = 'app' | 'function';
 
@@ -131,7 +132,7 @@ export function parameterNames(schema: Record<string, unknown>, depth = 0): stri
   if (depth > 3 || typeof properties !== 'object' || properties === null) {
     return out;
   }
-  const visible = Array.isArray(schema.visible) ? new Set(schema.visible as string[]) : undefined;
+  const visible = visibleNames(schema);
   for (const [key, child] of Object.entries(properties as Record<string, unknown>)) {
     if (visible && !visible.has(key)) {
       continue;
