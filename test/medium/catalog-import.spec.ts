@@ -161,6 +161,35 @@ describe('catalogue import', () => {
     expect(accepted.functions.added).toEqual(['NESTED_HIDDEN__GET_FORECAST']);
   });
 
+  it('refuses parameters that are not valid JSON Schema: a wrong type, a pattern that is no regular expression, a dangling $ref', async () => {
+    const copy = join(work, 'invalid_schema');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    const appFile = JSON.parse(readFileSync(join(copy, 'app.json'), 'utf8'));
+    appFile.name = 'INVALID_SCHEMA';
+    writeFileSync(join(copy, 'app.json'), JSON.stringify(appFile));
+    const template = JSON.parse(
+      readFileSync(join(copy, 'functions.json'), 'utf8').replaceAll('WEATHER_DEMO', 'INVALID_SCHEMA'),
+    )[0];
+    const broken = [
+      { type: 'object', properties: { query: { type: 'sometimes' } } },
+      { type: 'object', properties: { query: { type: 'string', pattern: '([a-z' } } },
+      { type: 'object', properties: { query: { $ref: '#/definitions/missing' } } },
+    ];
+    const functions = broken.map((parameters, i) => ({ ...template, name: `INVALID_SCHEMA__F${i}`, parameters }));
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+
+    const report = await catalog.importPaths([copy], { secrets: {} });
+    expect(report.imported).toBe(false);
+    expect(report.problems.map((problem) => problem.path)).toEqual(['/0/parameters', '/1/parameters', '/2/parameters']);
+    for (const problem of report.problems) {
+      expect(problem.reason).toMatch(/^is not a valid JSON Schema: /);
+    }
+    expect(report.problems[0].reason).toContain('/properties/query/type');
+    expect(report.problems[1].reason).toContain('Invalid regular expression');
+    expect(report.problems[2].reason).toContain('#/definitions/missing');
+    expect(await app.dataSource.getRepository(AppEntity).existsBy({ name: 'INVALID_SCHEMA' })).toBe(false);
+  });
+
   it('reports malformed JSON with the file', async () => {
     const copy = join(work, 'malformed');
     cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
