@@ -19,6 +19,7 @@ import {
 import { loadWordVectors, sentenceVector, type WordVectors } from '../src/search/embeddings/word-vectors.js';
 import { TermDictionary } from '../src/search/lexical-index.js';
 import {
+  analyseFields,
   type AppText,
   appDocument,
   functionDocument,
@@ -145,7 +146,10 @@ export async function createEvaluator(): Promise<Evaluator> {
     apps: readJsonl(join(SHARED, 'eval', 'apps-dev.jsonl')),
   };
   const dictionary = new TermDictionary();
-  const pack = (doc: SearchDocument) => dictionary.pack(SEARCH_FIELDS.map((field) => doc.terms[field]));
+  const pack = (doc: SearchDocument) => {
+    const terms = analyseFields(doc.fields);
+    return dictionary.pack(SEARCH_FIELDS.map((field) => terms[field]));
+  };
   const appTerms = catalogue.apps.map((app) => pack(app.doc));
   const functionTerms = catalogue.functions.map((fn) => pack(fn.doc));
   const rankOf = (names: string[], expected: string[]) => names.findIndex((name) => expected.includes(name));

@@ -13,14 +13,18 @@
  * resolution, too coarse here). BENCH_DURATION_S (default 5) and BENCH_ROUNDS (default 3) tune it;
  * BENCH_PROFILE_DIR writes a CPU profile of the service; BENCH_ONLY (e.g. "c") measures only those paths;
  * BENCH_VERBOSE prints each round's figures on stderr.
+ * BENCH_COMPARE_DIST=<the dist/ folder of another checkout, built> adds (d): the same execution on that
+ * build, served from its own copy of the seeded data, measured in the same alternating rounds, so two
+ * builds are compared side by side on the same load (the seed is this checkout's; the other build
+ * applies its own pending migrations at start).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
@@ -35,6 +39,7 @@ import { EmbeddedDatabase } from '../src/database/embedded-database.js';
 import { FunctionEntity } from '../src/functions/function.entity.js';
 import { LinkedAccountEntity } from '../src/linked-accounts/linked-account.entity.js';
 import { ProjectsRepository } from '../src/projects/projects.repository.js';
+import { HeaderApiKeyStrategy } from '../src/projects/header-api-key.strategy.js';
 import { ProjectsService } from '../src/projects/projects.service.js';
 
 const UPSTREAM_BODY = JSON.stringify({ id: 42, name: 'bench', tags: ['a', 'b'], ok: true });
@@ -142,8 +147,10 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
   try {
     await dataSource.initialize();
     await dataSource.runMigrations();
+    const repository = new ProjectsRepository(dataSource);
     const { project_id: projectId, api_key: apiKey } = await new ProjectsService(
-      new ProjectsRepository(dataSource),
+      repository,
+      new HeaderApiKeyStrategy(repository, config),
     ).createProject('bench');
     const box = new SecretBox(SecretBox.parseKey(env.SECRETS_KEY) as Buffer);
     await dataSource.getRepository(AppEntity).insert({
@@ -216,8 +223,9 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
   }
 }
 
-export async function startService(env: Record<string, string>): Promise<ChildProcess> {
-  const entry = join(SELF, '..', '..', 'src', 'main.js');
+/** `dist`: the built dist/ folder to serve from; this checkout's by default. */
+export async function startService(env: Record<string, string>, dist = join(SELF, '..', '..')): Promise<ChildProcess> {
+  const entry = join(dist, 'src', 'main.js');
   // BENCH_PROFILE_DIR: write a CPU profile of the service there (read it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
@@ -320,6 +328,7 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_DURATION_S ?? 5);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-'));
+  const dataDirs = [dataDir];
   const children: ChildProcess[] = [];
   try {
     const upstream = await forkRole('upstream');
@@ -337,6 +346,21 @@ async function main(): Promise<void> {
       PORT: String(port),
     };
     const apiKey = await seed(env, upstreamUrl);
+    const compareDist = process.env.BENCH_COMPARE_DIST;
+    let compare: { port: number; service: ChildProcess } | undefined;
+    if (compareDist) {
+      const compareDataDir = `${dataDir}-compare`;
+      cpSync(dataDir, compareDataDir, { recursive: true });
+      dataDirs.push(compareDataDir);
+      const comparePort = await freePort();
+      const service = await startService(
+        { ...env, DATA_DIR: compareDataDir, PORT: String(comparePort) },
+        resolvePath(compareDist),
+      );
+      children.push(service);
+      compare = { port: comparePort, service };
+    }
+
     const service = await startService(env);
     children.push(service);
 
@@ -358,11 +382,25 @@ async function main(): Promise<void> {
         headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
         body: EXECUTE_BODY,
       },
+      ...(compare
+        ? [
+            {
+              label: 'd',
+              pid: compare.service.pid,
+              url: `http://127.0.0.1:${compare.port}/v1/functions/${FUNCTION_NAME}/execute`,
+              method: 'POST' as const,
+              headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+              body: EXECUTE_BODY,
+            },
+          ]
+        : []),
     ];
-    const check = await fetch(targets[2].url, { method: 'POST', headers: targets[2].headers, body: EXECUTE_BODY });
-    const checked = (await check.json()) as { success?: boolean };
-    if (!checked.success) {
-      throw new Error(`the service did not execute the function: ${JSON.stringify(checked)}`);
+    for (const target of targets.slice(2)) {
+      const check = await fetch(target.url, { method: 'POST', headers: target.headers, body: EXECUTE_BODY });
+      const checked = (await check.json()) as { success?: boolean };
+      if (!checked.success) {
+        throw new Error(`the service (${target.label}) did not execute the function: ${JSON.stringify(checked)}`);
+      }
     }
 
     // BENCH_ONLY=c (or a, b): measure one path only, e.g. while profiling.
@@ -391,6 +429,7 @@ async function main(): Promise<void> {
       a_direct: figures(samples[`a@${connections}`] ?? []),
       b_bare_proxy: figures(samples[`b@${connections}`] ?? []),
       c_patchbay: figures(samples[`c@${connections}`] ?? []),
+      ...(compare ? { d_compare: figures(samples[`d@${connections}`] ?? []) } : {}),
     });
     const c1 = at(1);
     const c64 = at(64);
@@ -411,6 +450,14 @@ async function main(): Promise<void> {
         throughput_ratio_c_over_b_at_64: ratio,
         throughput_ratio_target: '>= 0.5',
         throughput_ratio_met: ratio >= 0.5,
+        ...(c64.d_compare
+          ? {
+              compare_dist: compareDist,
+              throughput_ratio_d_over_b_at_64:
+                Math.round((c64.d_compare.req_per_s / c64.b_bare_proxy.req_per_s) * 1000) / 1000,
+              added_median_ms_at_1_d: round((c1.d_compare?.median_ms ?? NaN) - c1.a_direct.median_ms),
+            }
+          : {}),
       },
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -429,7 +476,9 @@ async function main(): Promise<void> {
           }),
       ),
     );
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 

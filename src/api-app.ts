@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { FastifyServerOptions, RawServerDefault } from 'fastify';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import {
   AllExceptionsFilter,
   BadRequestError,
@@ -37,15 +37,18 @@ export interface ApiAppOptions {
   preview?: boolean;
   /** The settings to parse, once, for the whole app; the process environment when absent. */
   env?: Record<string, string | undefined>;
+  /** Where log lines go; standard output when absent (tests capture them here). */
+  logDestination?: DestinationStream;
 }
 
 /** The HTTP service, configured the same way for `patchbay serve`, the tests and OpenAPI generation. */
 export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyApplication> {
   const config = loadConfig(options.env ?? process.env);
-  const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL);
+  const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL, options.logDestination);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY?.split(',').map((entry) => entry.trim()) ?? false,
     routerOptions: { maxParamLength: PATH_PARAM_MAX_LENGTH },
     frameworkErrors: answerFrameworkError,
     requestIdHeader: false,
@@ -98,8 +101,28 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
       customSiteTitle: 'Patchbay API',
     });
   }
-  app.enableShutdownHooks();
   return app;
+}
+
+/**
+ * Stops the service as a deploy needs it: no new connection is accepted (a request arriving on a
+ * kept-alive connection answers 503 with `Connection: close`), the requests already accepted finish
+ * within `timeoutMs` (then their connections are cut), and only then do the shutdown hooks write the
+ * execution log and close the database, which releases DATA_DIR. Nest's own signal handling closes
+ * in the other order (the hooks run before the HTTP server stops) and ends the process by the signal.
+ */
+export async function stopApiApp(app: NestFastifyApplication, timeoutMs: number): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  // A connection kept alive after its last answer would hold the server open until the deadline.
+  const idle = setInterval(() => fastify.server.closeIdleConnections(), 100);
+  const cut = setTimeout(() => fastify.server.closeAllConnections(), timeoutMs);
+  try {
+    await fastify.close();
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
+  await app.close();
 }
 
 /**

@@ -9,6 +9,7 @@ import { DatabaseModule, type DatabaseModuleOptions } from './database/database.
 import { HealthModule } from './health/health.module.js';
 import { ApiKeyGuard } from './projects/api-key.guard.js';
 import { ProjectsModule } from './projects/projects.module.js';
+import { SecretsModule } from './secrets/secrets.module.js';
 
 export interface ApiModuleOptions {
   database: DatabaseModuleOptions;
@@ -28,6 +29,8 @@ export class ApiModule {
         ProjectsModule,
         HealthModule,
         CatalogModule,
+        // Key rotation runs in the CLI; here too, for the embedded database whose one holder is the service.
+        SecretsModule,
         ...FEATURE_MODULES,
       ],
       providers: [

@@ -3,6 +3,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
+import { SecretsModule } from './secrets/secrets.module.js';
 
 /** The command line's application context: the same configuration, database and services, no HTTP. */
 @Module({})
@@ -10,7 +11,7 @@ export class CliModule {
   static forRoot(database: DatabaseModuleOptions): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(), DatabaseModule.forRoot(database), ProjectsModule, CatalogModule],
+      imports: [ConfigModule.forRoot(), DatabaseModule.forRoot(database), ProjectsModule, CatalogModule, SecretsModule],
     };
   }
 }

@@ -5,6 +5,7 @@ import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
 import { SECURITY_SCHEMES, type SecurityScheme } from '../apps/security-scheme.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
 import {
@@ -46,6 +47,7 @@ export class AppConfigurationsService {
     private readonly apps: AppsRepository,
     private readonly functions: FunctionsRepository,
     private readonly secretBox: SecretBox,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   async createAppConfiguration(projectId: string, input: AppConfigurationCreate): Promise<AppConfigurationPublic> {
@@ -73,6 +75,7 @@ export class AppConfigurationsService {
     if (!(await this.configurations.insert(configuration))) {
       throw new AppConfigurationExistsError(app.name);
     }
+    await this.changes.publish('app_configurations', projectId);
     return this.getAppConfiguration(projectId, app.name);
   }
 
@@ -140,6 +143,7 @@ export class AppConfigurationsService {
     if (!updated) {
       throw new AppConfigurationNotFoundError(appName);
     }
+    await this.changes.publish('app_configurations', projectId);
     return toPublic(updated);
   }
 
@@ -148,6 +152,7 @@ export class AppConfigurationsService {
     if (deleted === null) {
       throw new AppConfigurationNotFoundError(appName);
     }
+    await this.changes.publish('app_configurations', projectId);
     return { app_name: appName, deleted_linked_accounts: deleted };
   }
 

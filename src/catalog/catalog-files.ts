@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { stableJson } from '../../libs/common/src/index.js';
 import { hiddenRequired, isSchemaNode, subschemas } from '../functions/visible-parameters.js';
 import { APP_FILE_SCHEMA, FUNCTIONS_FILE_SCHEMA } from './catalog.schemas.js';
 
@@ -335,19 +336,6 @@ function walkObjectNodes(
 }
 
 /** Stable across key order, so that an unchanged file re-imports as unchanged. */
-export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    return `[${value.map(canonicalJson).join(',')}]`;
-  }
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
+export function contentHash(value: object): string {
+  return createHash('sha256').update(stableJson(value)).digest('hex');
 }

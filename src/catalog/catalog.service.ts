@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity, AppSecrets, StoredSecuritySchemes } from '../apps/app.entity.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 import type { FunctionEntity } from '../functions/function.entity.js';
 import { appFolders, type CatalogProblem, loadAppFolders, type LoadedApp } from './catalog-files.js';
 import { CatalogRepository } from './catalog.repository.js';
@@ -40,6 +42,7 @@ export class CatalogService {
     private readonly catalog: CatalogRepository,
     private readonly secretBox: SecretBox,
     private readonly searchIndex: SearchIndexService,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   /** Imports app folders (or folders of app folders): all of them, or — on any problem — none. */
@@ -130,6 +133,8 @@ export class CatalogService {
     }
     if (!options.dryRun && (appRows.length > 0 || functionRows.length > 0)) {
       await this.catalog.upsertFromCatalog(appRows, functionRows);
+      // New or changed functions change the tool lists of every project that enables them.
+      await this.changes.publish('functions');
     }
   }
 
@@ -190,7 +195,10 @@ export class CatalogService {
   }
 }
 
-/** Reads a `--secrets` file: a JSON object of strings, or NAME=value lines (# comments allowed). */
+/**
+ * Reads a `--secrets` file: a JSON object of strings, or a .env file (NAME=value lines, # comments,
+ * quotes, `export` prefixes) read by Node's `util.parseEnv`.
+ */
 export function readSecretsFile(path: string): Record<string, string> {
   const text = readFileSync(path, 'utf8');
   const trimmed = text.trim();
@@ -206,19 +214,14 @@ export function readSecretsFile(path: string): Record<string, string> {
     return result;
   }
   const result: Record<string, string> = {};
-  text.split(/\r?\n/).forEach((line, index) => {
-    const content = line.trim();
-    if (!content || content.startsWith('#')) {
-      return;
+  for (const [name, value] of Object.entries(parseEnv(text))) {
+    // parseEnv joins a line without "=" to the name on the next line; such a name is refused here.
+    if (!ENV_NAME.test(name)) {
+      throw new Error(`${path}: expected NAME=value lines, found ${JSON.stringify(name.split('\n', 1)[0])}`);
     }
-    const eq = content.indexOf('=');
-    if (eq <= 0) {
-      throw new Error(`${path}:${index + 1}: expected NAME=value`);
-    }
-    result[content.slice(0, eq).trim()] = content
-      .slice(eq + 1)
-      .trim()
-      .replace(/^(['"])(.*)\1$/, '$2');
-  });
+    result[name] = value ?? '';
+  }
   return result;
 }
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;

@@ -3,8 +3,10 @@ import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
+import ms, { type StringValue } from 'ms';
 import { DataSource } from 'typeorm';
-import { createApiApp, generateOpenApi } from '../api-app.js';
+import { isDateTime, parseDateTime } from '../../libs/common/src/index.js';
+import { createApiApp, generateOpenApi, stopApiApp } from '../api-app.js';
 import { CatalogService, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
 import { OpenApiImportService, type OpenApiImportReport } from '../catalog/openapi/openapi-import.service.js';
 import { starterCatalogPath } from '../catalog/starter-catalog.js';
@@ -12,6 +14,7 @@ import { CliModule } from '../cli.module.js';
 import { AppConfig, InvalidConfigError, loadConfig } from '../config/app-config.js';
 import { DataDirLockedError } from '../database/embedded-database.js';
 import { ProjectsService } from '../projects/projects.service.js';
+import { type RotationReport, SecretsRotationService } from '../secrets/secrets-rotation.service.js';
 import { runMcpBridge } from './mcp-bridge.js';
 
 /** Thrown by a command to stop with a message and exit code 1, without a stack trace. */
@@ -67,15 +70,45 @@ export async function runCli(argv: string[]): Promise<number> {
     .command('create')
     .description('Create another API key for a project (shown once)')
     .requiredOption('--project <id>', 'project id')
-    .option('--json', 'print {"project_id", "api_key_id", "api_key"} as JSON')
-    .action((options: { project: string; json?: boolean }) =>
+    .option('--expires-in <duration>', 'the key stops working after this long (e.g. 30d, 12h, 90m)', parseDuration)
+    .option('--expires-at <date-time>', 'the key stops working at this RFC 3339 date-time', parseExpiresAt)
+    .option('--json', 'print {"project_id", "api_key_id", "api_key", "expires_at"} as JSON')
+    .action((options: { project: string; expiresIn?: number; expiresAt?: Date; json?: boolean }) =>
       withContext('patchbay api-keys create', true, async (ctx) => {
-        const created = await ctx.get(ProjectsService).createApiKey(options.project);
+        if (options.expiresIn !== undefined && options.expiresAt !== undefined) {
+          throw new CommandError('Give --expires-in or --expires-at, not both');
+        }
+        const expiresAt =
+          options.expiresAt ?? (options.expiresIn !== undefined ? new Date(Date.now() + options.expiresIn) : null);
+        const created = await ctx.get(ProjectsService).createApiKey(options.project, expiresAt);
         if (options.json) {
           out(JSON.stringify(created));
         } else {
           out(`API key ${created.api_key_id} created for project ${created.project_id}.`);
+          if (created.expires_at) {
+            out(`It expires at ${created.expires_at}.`);
+          }
           out(`API key (shown once, store it now): ${created.api_key}`);
+        }
+      }),
+    );
+  apiKeys
+    .command('list')
+    .description("List a project's API keys: id, created, expires, last used, revoked (never the key)")
+    .requiredOption('--project <id>', 'project id')
+    .option('--json', 'print the keys as a JSON array')
+    .action((options: { project: string; json?: boolean }) =>
+      withContext('patchbay api-keys list', true, async (ctx) => {
+        const keys = await ctx.get(ProjectsService).listApiKeys(options.project);
+        if (options.json) {
+          out(JSON.stringify(keys));
+          return;
+        }
+        out(['id', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'].join('\t'));
+        for (const key of keys) {
+          out(
+            [key.id, key.created_at, key.expires_at ?? '-', key.last_used_at ?? '-', key.revoked_at ?? '-'].join('\t'),
+          );
         }
       }),
     );
@@ -87,6 +120,32 @@ export async function runCli(argv: string[]): Promise<number> {
       withContext('patchbay api-keys revoke', true, async (ctx) => {
         await ctx.get(ProjectsService).revokeApiKey(keyId);
         out(`API key ${keyId} revoked.`);
+      }),
+    );
+
+  const secrets = program.command('secrets').description('Manage the keys that seal stored secrets');
+  secrets
+    .command('rotate')
+    .description(
+      'Re-seal every stored secret under the newest key of SECRETS_KEYS, in batches (resumable, safe while the service runs)',
+    )
+    .option('--batch-size <n>', 'rows per transaction (default 100)', parsePositiveInt)
+    .option('--json', 'print the report as JSON')
+    .action((options: { batchSize?: number; json?: boolean }) =>
+      withContext('patchbay secrets rotate', true, async (ctx) => {
+        const report = await ctx.get(SecretsRotationService).rotate({ batchSize: options.batchSize });
+        if (options.json) {
+          out(JSON.stringify(report));
+        } else {
+          printRotationReport(report);
+        }
+        if (report.remaining > 0) {
+          throw new CommandError(
+            report.unreadable > 0
+              ? `${report.unreadable} value(s) are sealed with a key that is not in the ring; add it to SECRETS_KEYS and run again`
+              : `${report.remaining} value(s) were written under an older key meanwhile (an instance without the new ring?); run again`,
+          );
+        }
       }),
     );
 
@@ -246,6 +305,22 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** A duration with its unit (`ms` package: 90s, 30m, 12h, 30d, 1y); a bare number is refused as ambiguous. */
+function parseDuration(value: string): number {
+  const milliseconds = /[a-z]\s*$/i.test(value) ? ms(value as StringValue) : undefined;
+  if (milliseconds === undefined || !Number.isFinite(milliseconds) || milliseconds <= 0) {
+    throw new InvalidArgumentError('must be a positive duration with a unit, e.g. 30d, 12h or 90m');
+  }
+  return milliseconds;
+}
+
+function parseExpiresAt(value: string): Date {
+  if (!isDateTime(value)) {
+    throw new InvalidArgumentError('must be an RFC 3339 date-time, e.g. 2027-01-31T00:00:00Z');
+  }
+  return parseDateTime(value);
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -383,6 +458,16 @@ function printOpenApiReport(report: OpenApiImportReport): void {
   }
 }
 
+function printRotationReport(report: RotationReport): void {
+  out(`Newest key: ${report.key_id}. Re-sealed ${report.resealed} value(s); ${report.remaining} not under it.`);
+  for (const column of report.columns) {
+    out(
+      `  ${column.column}: ${column.resealed} re-sealed, ${column.changed_concurrently} changed meanwhile, ` +
+        `${column.unreadable} unreadable, ${column.remaining} remaining`,
+    );
+  }
+}
+
 function printImportReport(report: ImportReport): void {
   const summary = (label: string, s: ImportReport['apps']) =>
     `${label}: ${s.added.length} added, ${s.updated.length} updated, ${s.unchanged} unchanged`;
@@ -426,6 +511,29 @@ async function serve(options: { port?: number; starter?: boolean }): Promise<voi
     await app.close();
     throw error;
   }
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal of the other kind is ignored; a second one of the same kind ends at once (default action).
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    out(`${signal}: finishing the requests in flight (at most ${config.SHUTDOWN_TIMEOUT_MS} ms), then stopping`);
+    stopApiApp(app, config.SHUTDOWN_TIMEOUT_MS).then(
+      () => {
+        out('Patchbay stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        err(
+          `Patchbay did not stop cleanly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
   const { port } = app.getHttpServer().address() as { port: number };
   out(`Patchbay listening on http://${config.HOST}:${port} (API docs: ${config.publicBaseUrl}/v1/docs)`);
 }

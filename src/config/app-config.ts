@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -11,7 +11,7 @@ export type EmbeddingsProviderName = (typeof EMBEDDINGS_PROVIDERS)[number];
 const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 
 /** Settings whose values never appear in an error message. */
-const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
+const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -44,6 +44,14 @@ export class AppConfig {
   @IsOptional()
   @IsString()
   SECRETS_KEY?: string;
+
+  /**
+   * The sealing key ring, comma-separated, newest first (each 32 bytes as hex or base64); instead of
+   * SECRETS_KEY while rotating (`patchbay secrets rotate`).
+   */
+  @IsOptional()
+  @IsString()
+  SECRETS_KEYS?: string;
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
@@ -105,6 +113,15 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   EXECUTION_LOG_FLUSH_MS = 250;
+
+  /**
+   * On SIGTERM or SIGINT, how long requests already accepted may take to finish before their connections
+   * are cut; the execution log is written and the database closed after that.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /** Browser origins, besides PUBLIC_BASE_URL's, allowed to call /v1/mcp (comma-separated). */
   @IsOptional()
@@ -205,6 +222,52 @@ export class AppConfig {
   @Min(1)
   CONNECT_LINK_POSTS_PER_MINUTE = 10;
 
+  /**
+   * How long an instance trusts an API key it has checked without asking the database again: the
+   * bound within which a revocation made elsewhere (another instance, the CLI) takes effect here.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  API_KEY_CACHE_TTL_MS = 5_000;
+
+  /**
+   * Requests one API key (or MCP token) may make per RATE_LIMIT_WINDOW_SECONDS, all at once at
+   * most (the burst); 0 turns the limit off. Unset: off on the embedded database, 600 on PostgreSQL.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_REQUESTS?: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  /** Failed authentications (401) one client address may make per AUTH_FAILURE_WINDOW_SECONDS before 429; 0: no limit. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  AUTH_FAILURE_LIMIT = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUTH_FAILURE_WINDOW_SECONDS = 60;
+
+  /**
+   * Addresses or CIDR ranges of the load balancers in front of the service (comma-separated). A request from one
+   * of them is attributed to the client its X-Forwarded-For names (the failure budget counts per client); unset,
+   * every request is the peer's own. Never "everyone": a client could then name any address it likes.
+   */
+  @IsOptional()
+  @Matches(/^\s*[0-9A-Fa-f:.]+(\/\d{1,3})?(\s*,\s*[0-9A-Fa-f:.]+(\/\d{1,3})?)*\s*$/, {
+    message: 'TRUST_PROXY must be comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1)',
+  })
+  TRUST_PROXY?: string;
+
   /** Internal: the order of intent searches; the other values exist for `npm run eval:search`'s baselines. */
   @IsIn(SEARCH_RANKINGS)
   SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';
@@ -261,6 +324,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const extra = [
     'DATABASE_URL',
     'SECRETS_KEY',
+    'SECRETS_KEYS',
     'PUBLIC_BASE_URL',
     'OAUTH2_REDIRECT_ALLOWED_ORIGINS',
     'EMBEDDINGS_URL',
@@ -270,6 +334,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     'EMBEDDINGS_MODEL_DIR',
     'EMBEDDINGS_QUERY_PREFIX',
     'EMBEDDINGS_DOCUMENT_PREFIX',
+    'RATE_LIMIT_REQUESTS',
+    'TRUST_PROXY',
   ];
   const raw: Record<string, string> = {};
   for (const key of new Set([...known, ...extra])) {

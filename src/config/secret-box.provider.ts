@@ -7,15 +7,39 @@ import { AppConfig, InvalidConfigError } from './app-config.js';
 const KEY_FILE = 'secrets.key';
 
 /**
- * The key that seals credentials at rest. With a PostgreSQL server it must be configured; with the
- * embedded database one is generated into DATA_DIR on first start (and that file must then be kept
- * with the data: without it the stored credentials cannot be read).
+ * The keys that seal credentials at rest: SECRETS_KEYS (a ring, newest first) or SECRETS_KEY (one key).
+ * With a PostgreSQL server one of them must be configured; with the embedded database a key is
+ * generated into DATA_DIR on first start (and that file must then be kept with the data: without it
+ * the stored credentials cannot be read).
  */
 export const secretBoxProvider: Provider = {
   provide: SecretBox,
   inject: [AppConfig],
-  useFactory: (config: AppConfig) => new SecretBox(resolveKey(config)),
+  useFactory: (config: AppConfig) => new SecretBox(resolveKeys(config)),
 };
+
+function resolveKeys(config: AppConfig): Buffer[] {
+  if (config.SECRETS_KEYS) {
+    if (config.SECRETS_KEY) {
+      throw new InvalidConfigError(['set SECRETS_KEYS or SECRETS_KEY, not both (SECRETS_KEYS holds every key)']);
+    }
+    const keys = config.SECRETS_KEYS.split(',').map((text, index) => {
+      const key = SecretBox.parseKey(text);
+      if (!key) {
+        throw new InvalidConfigError([
+          `SECRETS_KEYS: key ${index + 1} must be 32 bytes, given as 64 hex characters or base64`,
+        ]);
+      }
+      return key;
+    });
+    const ids = keys.map((key) => SecretBox.keyId(key));
+    if (new Set(ids).size !== ids.length) {
+      throw new InvalidConfigError(['SECRETS_KEYS lists the same key twice']);
+    }
+    return keys;
+  }
+  return [resolveKey(config)];
+}
 
 function resolveKey(config: AppConfig): Buffer {
   if (config.SECRETS_KEY) {
@@ -27,7 +51,7 @@ function resolveKey(config: AppConfig): Buffer {
   }
   if (!config.embedded) {
     throw new InvalidConfigError([
-      'SECRETS_KEY is required with DATABASE_URL (32 bytes as 64 hex characters or base64; e.g. `openssl rand -base64 32`)',
+      'SECRETS_KEY (or SECRETS_KEYS) is required with DATABASE_URL (32 bytes as 64 hex characters or base64; e.g. `openssl rand -base64 32`)',
     ]);
   }
   const dir = resolve(config.DATA_DIR);

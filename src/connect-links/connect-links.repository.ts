@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ConnectLinkEntity } from './connect-link.entity.js';
+import { returnedRows } from '../database/returned-rows.js';
 
 /** A link as the service builds it; counters, relations and the creation time are the database's. */
 export type NewConnectLink = Omit<
@@ -51,7 +52,7 @@ export class ConnectLinksRepository {
        RETURNING "id"`,
       [id, linkedAccountId],
     );
-    return firstRows(rows).length > 0;
+    return returnedRows(rows).length > 0;
   }
 
   /** Sets the account of a link claimed with `complete(id, null)`. */
@@ -87,12 +88,7 @@ export class ConnectLinksRepository {
        RETURNING "post_count"`,
       [id, windowMs / 1000],
     );
-    const row = firstRows(rows)[0] as { post_count: number } | undefined;
+    const row = returnedRows(rows)[0] as { post_count: number } | undefined;
     return row ? Number(row.post_count) : 0;
   }
-}
-
-/** `UPDATE … RETURNING` through the postgres driver answers [rows, count]. */
-function firstRows(result: unknown[]): unknown[] {
-  return Array.isArray(result[0]) ? (result[0] as unknown[]) : result;
 }

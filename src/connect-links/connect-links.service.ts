@@ -1,6 +1,6 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '../../libs/common/src/index.js';
+import { hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
@@ -43,11 +43,6 @@ export interface NewConnectLinkResult {
   expiresAt: Date;
   /** Only with a webhook URL: the key of its signatures. */
   webhookSecret?: string;
-}
-
-/** SHA-256 (hex) of a link token: only the hash is stored, and tokens are compared through it. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** A stored link's status as callers see it: a pending link past its expiry is expired. */
@@ -119,7 +114,7 @@ export class ConnectLinksService {
       Math.max(EXPIRES_MIN_SECONDS, request.expiresInSeconds ?? EXPIRES_DEFAULT_SECONDS),
     );
     const id = randomUUID();
-    const token = randomBytes(32).toString('base64url');
+    const token = newBearerSecret();
     const webhookSecret = request.webhookUrl ? `whsec_${randomBytes(24).toString('base64url')}` : undefined;
     const expiresAt = new Date(Date.now() + seconds * 1000);
     await this.links.insert({
@@ -127,7 +122,7 @@ export class ConnectLinksService {
       project_id: projectId,
       app_name: app.name,
       linked_account_owner_id: request.ownerId,
-      token_hash: hashToken(token),
+      token_hash: hashBearerSecret(token),
       status: 'pending',
       linked_account_id: null,
       after_link_redirect_url: request.afterLinkRedirectUrl ?? null,

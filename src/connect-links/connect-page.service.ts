@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../../libs/common/src/index.js';
+import { DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { AppConfig } from '../config/app-config.js';
@@ -19,7 +19,7 @@ import {
   usedLink,
 } from './connect-links.errors.js';
 import { ConnectLinksRepository } from './connect-links.repository.js';
-import { CONNECT_PATH, ConnectLinksService, hashToken, statusOf } from './connect-links.service.js';
+import { CONNECT_PATH, ConnectLinksService, statusOf } from './connect-links.service.js';
 import { type LinkView, linkPage, messagePage, type PageResponse, seeOther, successPage } from './connect-page.js';
 
 export const COOKIE_NAME = 'patchbay_connect';
@@ -282,7 +282,7 @@ export class ConnectPageService {
       // A used, expired or revoked link says so to anyone (the back button after success has no cookie).
       usable(link);
     }
-    if (!link || !token || !safeEqual(hashToken(token), link.token_hash)) {
+    if (!link || !token || !safeEqual(hashBearerSecret(token), link.token_hash)) {
       if (link && fromCookie && !token) {
         throw new ConnectPageError(
           401,

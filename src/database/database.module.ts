@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { ChangeNotifications } from './change-notifications.js';
 import { databaseOptions } from './database-options.js';
 import { EmbeddedDatabase } from './embedded-database.js';
 
@@ -87,7 +88,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      exports: [TypeOrmModule],
+      providers: [ChangeNotifications],
+      exports: [TypeOrmModule, ChangeNotifications],
     };
   }
 }

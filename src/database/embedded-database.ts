@@ -131,14 +131,28 @@ function reply<T extends EmbeddedWorkerMessage['type']>(
 
 async function lockDataDir(dataDir: string, holder: string): Promise<() => Promise<void>> {
   const holderPath = join(dataDir, HOLDER_FILE);
+  const lockPath = join(dataDir, 'patchbay.lock');
   let releaseLock: () => Promise<void>;
   try {
-    releaseLock = await lockfile.lock(dataDir, { lockfilePath: join(dataDir, 'patchbay.lock'), stale: 15_000 });
+    releaseLock = await lockfile.lock(dataDir, { lockfilePath: lockPath, stale: 15_000 });
   } catch (error) {
-    if ((error as { code?: string }).code === 'ELOCKED') {
+    if ((error as { code?: string }).code !== 'ELOCKED') {
+      throw error;
+    }
+    // A process killed outright (SIGKILL, OOM) leaves its lock behind, fresh for up to `stale`: when the
+    // holder named next to it ran on this host and is gone, the lock is taken over at once.
+    if (!holderIsDead(holderPath)) {
       throw new DataDirLockedError(dataDir, describeHolder(holderPath));
     }
-    throw error;
+    rmSync(lockPath, { recursive: true, force: true });
+    try {
+      releaseLock = await lockfile.lock(dataDir, { lockfilePath: lockPath, stale: 15_000 });
+    } catch (retryError) {
+      if ((retryError as { code?: string }).code === 'ELOCKED') {
+        throw new DataDirLockedError(dataDir, describeHolder(holderPath));
+      }
+      throw retryError;
+    }
   }
   writeFileSync(
     holderPath,
@@ -148,6 +162,26 @@ async function lockDataDir(dataDir: string, holder: string): Promise<() => Promi
     rmSync(holderPath, { force: true });
     await releaseLock();
   };
+}
+
+/** Whether the holder file names a process of this host that no longer runs. */
+function holderIsDead(holderPath: string): boolean {
+  let info: { pid?: unknown; host?: unknown };
+  try {
+    info = JSON.parse(readFileSync(holderPath, 'utf8')) as { pid?: unknown; host?: unknown };
+  } catch {
+    return false;
+  }
+  if (info.host !== hostname() || typeof info.pid !== 'number' || info.pid === process.pid) {
+    return false;
+  }
+  try {
+    process.kill(info.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists under another user.
+    return (error as { code?: string }).code === 'ESRCH';
+  }
 }
 
 function describeHolder(holderPath: string): string {

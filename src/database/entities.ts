@@ -9,6 +9,7 @@ import { McpSessionEntity } from '../mcp/mcp-session.entity.js';
 import { McpTokenEntity } from '../mcp/mcp-token.entity.js';
 import { OAuth2StateEntity } from '../oauth2/oauth2-state.entity.js';
 import { ApiKeyEntity } from '../projects/api-key.entity.js';
+import { RateLimitEntity } from '../rate-limits/rate-limit.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { SearchCatalogVersionEntity } from '../search/search-catalog-version.entity.js';
 import { SearchDocumentEntity } from '../search/search-document.entity.js';
@@ -19,6 +20,7 @@ import { SearchStaleEntity } from '../search/search-stale.entity.js';
 export const ENTITIES = [
   ProjectEntity,
   ApiKeyEntity,
+  RateLimitEntity,
   AppEntity,
   FunctionEntity,
   AppConfigurationEntity,

@@ -3,10 +3,6 @@
  * reads them (execution). `linked_accounts.credentials` is `SecretBox.sealJson` of the shape of the
  * account's scheme.
  */
-export interface NoAuthCredentials {
-  [key: string]: never;
-}
-
 export interface ApiKeyCredentials {
   api_key: string;
 }
@@ -29,14 +25,6 @@ export interface OAuth2Credentials {
   /** Space-separated, as granted. */
   scope?: string;
   token_type?: string;
-}
-
-export interface CredentialsByScheme {
-  no_auth: NoAuthCredentials;
-  api_key: ApiKeyCredentials;
-  http_basic: HttpBasicCredentials;
-  http_bearer: HttpBearerCredentials;
-  oauth2: OAuth2Credentials;
 }
 
 /**

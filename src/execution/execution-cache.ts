@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import {
   DataSource,
   type AfterQueryEvent,
@@ -23,59 +24,49 @@ const WRITE =
 const MAX_ENTRIES = 20_000;
 
 /**
- * A map of loaded rows that never serves a row older than the last invalidation: a load that was
- * running when the map was invalidated is returned to its caller but not kept. Concurrent misses
- * of one key share one load.
+ * Stands for "no such row" inside lru-cache: a load that yields undefined and is aborted by a clear makes
+ * lru-cache reject its callers, where a found row is handed back (`ignoreFetchAbort`); so absent is a value, and
+ * it is dropped again as soon as its callers have it.
  */
-export class LoadingCache<V> {
-  private readonly entries = new Map<string, V>();
-  private readonly loading = new Map<string, Promise<V | null>>();
-  private epoch = 0;
+const ABSENT: unique symbol = Symbol('absent');
+type Loaded<V> = V | typeof ABSENT;
 
-  peek(key: string): V | undefined {
-    return this.entries.get(key);
-  }
+/**
+ * Loaded rows by key (lru-cache, least recently used dropped beyond MAX_ENTRIES): concurrent misses of one key
+ * share one load (`fetch`, given the load as its context); a load that was running when the cache was cleared is
+ * returned to its callers but not kept (the clear aborts it, the abort is ignored, and its result lands in a slot
+ * that is no longer its own).
+ */
+export type LoadingCache<V extends object> = LRUCache<string, Loaded<V>, () => Promise<Loaded<V>>>;
 
-  get(key: string, load: () => Promise<V | null>): Promise<V | null> {
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      return Promise.resolve(hit);
-    }
-    const running = this.loading.get(key);
-    if (running) {
-      return running;
-    }
-    const epoch = this.epoch;
-    const pending = load().then(
-      (value) => {
-        if (this.loading.get(key) === pending) {
-          this.loading.delete(key);
-        }
-        // Absent rows are not remembered: a row inserted a moment later must be found at once.
-        if (value !== null && this.epoch === epoch) {
-          if (this.entries.size >= MAX_ENTRIES) {
-            this.entries.clear();
-          }
-          this.entries.set(key, value);
-        }
-        return value;
-      },
-      (error: unknown) => {
-        if (this.loading.get(key) === pending) {
-          this.loading.delete(key);
-        }
-        throw error;
-      },
-    );
-    this.loading.set(key, pending);
-    return pending;
-  }
+export function loadingCache<V extends object>(): LoadingCache<V> {
+  return new LRUCache<string, Loaded<V>, () => Promise<Loaded<V>>>({
+    max: MAX_ENTRIES,
+    ignoreFetchAbort: true,
+    fetchMethod: (_key, _stale, { context }) => context(),
+  });
+}
 
-  invalidate(): void {
-    this.epoch += 1;
-    this.entries.clear();
-    this.loading.clear();
+/** The cached row, when it is: the warm hot path then awaits nothing. */
+export function cachedRow<V extends object>(cache: LoadingCache<V>, key: string): V | undefined {
+  const value = cache.get(key);
+  return value === ABSENT ? undefined : value;
+}
+
+/** The row, loaded once however many callers ask at once; an absent row is not kept, so an insert is seen at once. */
+export async function loadRow<V extends object>(
+  cache: LoadingCache<V>,
+  key: string,
+  load: () => Promise<V | null>,
+): Promise<V | null> {
+  const value = await cache.fetch(key, { context: async () => (await load()) ?? ABSENT });
+  if (value !== ABSENT) {
+    return value ?? null;
   }
+  if (cache.peek(key) === ABSENT) {
+    cache.delete(key);
+  }
+  return null;
 }
 
 /** A function with its app, as the hot path needs them. */
@@ -109,9 +100,9 @@ export interface AccountView {
  */
 @Injectable()
 export class ExecutionCache implements EntitySubscriberInterface, OnApplicationBootstrap, OnModuleDestroy {
-  readonly functions = new LoadingCache<FunctionView>();
-  readonly configurations = new LoadingCache<ConfigurationView>();
-  readonly accounts = new LoadingCache<AccountView>();
+  readonly functions = loadingCache<FunctionView>();
+  readonly configurations = loadingCache<ConfigurationView>();
+  readonly accounts = loadingCache<AccountView>();
 
   private readonly logger = new Logger('ExecutionCache');
   private readonly pendingCommit = new WeakMap<QueryRunner, Set<CachedTable>>();
@@ -143,32 +134,32 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
     functionName: string,
     ownerId: string,
   ): { function: FunctionView; configuration: ConfigurationView; account: AccountView } | undefined {
-    const fn = this.functions.peek(functionName);
+    const fn = cachedRow(this.functions, functionName);
     if (!fn) {
       return undefined;
     }
     const appName = fn.fn.app_name;
-    const configuration = this.configurations.peek(`${projectId}\u0000${appName}`);
-    const account = this.accounts.peek(`${projectId}\u0000${appName}\u0000${ownerId}`);
+    const configuration = cachedRow(this.configurations, `${projectId}\u0000${appName}`);
+    const account = cachedRow(this.accounts, `${projectId}\u0000${appName}\u0000${ownerId}`);
     return configuration && account ? { function: fn, configuration, account } : undefined;
   }
 
   function(name: string): Promise<FunctionView | null> {
-    return this.functions.get(name, async () => {
+    return loadRow(this.functions, name, async () => {
       const fn = await this.repository.findRunnableFunction(name);
       return fn ? { fn } : null;
     });
   }
 
   configuration(projectId: string, appName: string): Promise<ConfigurationView | null> {
-    return this.configurations.get(`${projectId}\u0000${appName}`, async () => {
+    return loadRow(this.configurations, `${projectId}\u0000${appName}`, async () => {
       const row = await this.repository.findConfiguration(projectId, appName);
       return row ? { row } : null;
     });
   }
 
   account(projectId: string, appName: string, ownerId: string): Promise<AccountView | null> {
-    return this.accounts.get(`${projectId}\u0000${appName}\u0000${ownerId}`, async () => {
+    return loadRow(this.accounts, `${projectId}\u0000${appName}\u0000${ownerId}`, async () => {
       const row = await this.repository.findLinkedAccount(projectId, appName, ownerId);
       return row ? { row } : null;
     });
@@ -178,13 +169,13 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
     switch (table) {
       case 'apps':
       case 'functions':
-        this.functions.invalidate();
+        this.functions.clear();
         return;
       case 'app_configurations':
-        this.configurations.invalidate();
+        this.configurations.clear();
         return;
       case 'linked_accounts':
-        this.accounts.invalidate();
+        this.accounts.clear();
         return;
     }
   }

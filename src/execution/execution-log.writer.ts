@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
+import { isDatabaseConnectionError } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { ExecutionLogBatch, type ExecutionRecord } from './execution-log.batch.js';
 import { ExecutionRepository } from './execution.repository.js';
@@ -8,6 +9,8 @@ import { ExecutionRepository } from './execution.repository.js';
 const BATCH_SIZE = 500;
 /** Beyond this many unwritten rows (the database is away), new rows are dropped and counted. */
 const MAX_PENDING = 50_000;
+/** While the database is away, how often the batches it could not take are tried again. */
+const RETRY_MS = 1_000;
 
 /**
  * Keeps the execution log off the response path: rows are buffered and inserted in batches, every
@@ -21,6 +24,8 @@ export class ExecutionLogWriter implements OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
   private dropped = 0;
+  /** Batches refused because the database could not be reached, oldest first: written before anything newer. */
+  private undelivered: ExecutionLogBatch[] = [];
   /** Rows recorded and not yet written or given up on: the buffered batch and the batches queued behind a write. */
   private unwritten = 0;
 
@@ -29,13 +34,17 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     private readonly config: AppConfig,
   ) {}
 
-  /** Queues one execution; its id is given here, time-ordered. */
+  /**
+   * Queues one execution; its id is given here, a version-7 UUID of its start time. Log rows are inserted in id
+   * order, so the primary-key index grows at its right edge instead of taking random page writes, which halves
+   * the cost of writing the log on the embedded database.
+   */
   record(execution: ExecutionRecord): void {
     if (this.unwritten >= MAX_PENDING) {
       this.dropped += 1;
       return;
     }
-    this.pending.add(uuidv7(execution.started_at_ms), execution);
+    this.pending.add(uuidv7({ msecs: execution.started_at_ms }), execution);
     this.unwritten += 1;
     if (this.pending.size >= BATCH_SIZE) {
       void this.flush();
@@ -51,12 +60,28 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     this.timer = undefined;
     const batch = this.pending;
     this.pending = new ExecutionLogBatch();
-    this.writing = this.writing.then(() => this.write(batch));
+    this.writing = this.writing.then(async () => {
+      const waiting = this.undelivered;
+      this.undelivered = [];
+      for (const earlier of waiting) {
+        await this.write(earlier);
+      }
+      await this.write(batch);
+      if (this.undelivered.length > 0 && !this.timer) {
+        this.timer = setTimeout(() => void this.flush(), RETRY_MS);
+        this.timer.unref();
+      }
+    });
     return this.writing;
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.flush();
+    clearTimeout(this.timer);
+    const lost = this.undelivered.reduce((rows, batch) => rows + batch.size, 0);
+    if (lost > 0) {
+      this.logger.warn(`${lost} execution log row(s) are not written: the database did not answer before the stop`);
+    }
   }
 
   private async write(batch: ExecutionLogBatch): Promise<void> {
@@ -67,14 +92,23 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     if (batch.size === 0) {
       return;
     }
+    if (this.undelivered.length > 0) {
+      // The database was away a moment ago: keep the order, try again with the next retry.
+      this.undelivered.push(batch);
+      return;
+    }
     try {
       await this.repository.insertExecutions(batch);
-    } catch {
+    } catch (error) {
+      if (isDatabaseConnectionError(error)) {
+        // Kept (within MAX_PENDING) and written once the database is back.
+        this.undelivered.push(batch);
+        return;
+      }
       // A row the database refuses must not lose the others.
       await this.writeOneByOne(batch);
-    } finally {
-      this.unwritten -= batch.size;
     }
+    this.unwritten -= batch.size;
   }
 
   private async writeOneByOne(batch: ExecutionLogBatch): Promise<void> {
@@ -93,22 +127,3 @@ export class ExecutionLogWriter implements OnModuleDestroy {
     }
   }
 }
-
-/**
- * A time-ordered UUID (version 7, RFC 9562): 48 bits of Unix milliseconds, then random bits (taken
- * from a version-4 UUID, whose generator draws from a pooled entropy buffer). Log rows are inserted in
- * id order, so the primary-key index grows at its right edge instead of taking random page writes,
- * which halves the cost of writing the log on the embedded database.
- */
-export function uuidv7(now = Date.now()): string {
-  if (now !== prefixMs) {
-    const time = now.toString(16).padStart(12, '0');
-    prefixMs = now;
-    prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
-  }
-  return prefix + randomUUID().slice(15);
-}
-
-/** The time part of the last id: a busy service makes many ids within one millisecond. */
-let prefixMs = -1;
-let prefix = '';

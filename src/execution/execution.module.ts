@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthorizationServer } from '../oauth2/authorization-server.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { ExecutionCache } from './execution-cache.js';
 import { ExecutionLogWriter } from './execution-log.writer.js';
@@ -29,6 +30,8 @@ import { UpstreamHttp } from './upstream-http.js';
     UpstreamHttp,
     RestExecutor,
     OAuth2Tokens,
+    // Stateless: the refresh grant goes through the same openid-client set-up as linking.
+    AuthorizationServer,
     ConnectorRegistry,
     NoAuthSchemeStrategy,
     ApiKeySchemeStrategy,

@@ -3,23 +3,15 @@ import type { OAuth2Credentials } from './credentials.js';
 import { ExecutionFailure } from './execution.errors.js';
 import type { AccountView } from './execution-cache.js';
 import { ExecutionRepository } from './execution.repository.js';
-import { normaliseTokenResponse, stringOf } from '../oauth2/token-response.js';
-import { formEncode, type SerializedRequest } from './rest-request.js';
+import { AuthorizationServer, type TokenEndpointClient } from '../oauth2/authorization-server.js';
+import { AppConfig } from '../config/app-config.js';
 import { StoredSecrets } from './stored-secrets.js';
-import { UpstreamFailure, UpstreamHttp } from './upstream-http.js';
 
 /** Refresh when the access token expires within this many seconds. */
 export const REFRESH_MARGIN_SECONDS = 60;
 
 /** The client a token was issued to, and where and how it refreshes. */
-export interface OAuth2Client {
-  clientId: string;
-  clientSecret: string;
-  tokenUrl: string;
-  authMethod: 'client_secret_basic' | 'client_secret_post';
-  /** Dotted path to the tokens when the provider nests them in its answer. */
-  responsePath?: string;
-}
+export type OAuth2Client = TokenEndpointClient;
 
 /** Error codes by which providers say the refresh token itself is no good (GitHub answers 200 with its own). */
 const REVOKED_GRANT = new Set(['invalid_grant', 'bad_refresh_token']);
@@ -46,7 +38,8 @@ export class OAuth2Tokens {
   constructor(
     private readonly repository: ExecutionRepository,
     private readonly secrets: StoredSecrets,
-    private readonly http: UpstreamHttp,
+    private readonly server: AuthorizationServer,
+    private readonly config: AppConfig,
   ) {}
 
   /** The account's tokens, refreshed first when the access token is about to expire. */
@@ -113,75 +106,47 @@ export class OAuth2Tokens {
     return result;
   }
 
-  /** The refresh_token grant (RFC 6749 §6), authenticating the client as its scheme says (§2.3.1). */
+  /** The refresh_token grant (RFC 6749 §6) through openid-client, as linking exchanges its code. */
   private async requestTokens(client: OAuth2Client, stored: OAuth2Credentials): Promise<RefreshOutcome> {
-    let url: URL;
-    try {
-      url = new URL(client.tokenUrl);
-    } catch {
+    if (!URL.canParse(client.tokenUrl)) {
       return { kind: 'failed', message: 'The app has no valid OAuth 2.0 token URL to refresh the access token at' };
     }
-    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: stored.refresh_token ?? '' };
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Accept: 'application/json',
-      'User-Agent': 'patchbay',
-    };
-    if (client.authMethod === 'client_secret_post') {
-      form.client_id = client.clientId;
-      form.client_secret = client.clientSecret;
-    } else {
-      const pair = `${formComponent(client.clientId)}:${formComponent(client.clientSecret)}`;
-      headers.Authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+    const timeoutSeconds = Math.ceil(this.config.EXECUTION_TIMEOUT_MS / 1000);
+    const result = await this.server.refreshTokens(client, stored.refresh_token ?? '', timeoutSeconds);
+    switch (result.kind) {
+      case 'tokens': {
+        const { tokens } = result;
+        const expiresIn = tokens.expires_in;
+        return {
+          kind: 'tokens',
+          credentials: {
+            access_token: tokens.access_token,
+            // A rotated refresh token replaces the old one; otherwise the old one stays valid.
+            refresh_token: tokens.refresh_token ?? stored.refresh_token,
+            expires_at:
+              expiresIn !== undefined && expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : undefined,
+            scope: tokens.scope ?? stored.scope,
+            token_type: tokens.token_type || stored.token_type,
+          },
+        };
+      }
+      case 'refused':
+        return REVOKED_GRANT.has(result.error)
+          ? { kind: 'revoked' }
+          : {
+              kind: 'failed',
+              message: `Refreshing the OAuth 2.0 access token failed: the token endpoint answered HTTP ${result.status} (${result.error})`,
+            };
+      case 'failed':
+        return {
+          kind: 'failed',
+          message:
+            result.status !== undefined
+              ? `Refreshing the OAuth 2.0 access token failed: the token endpoint answered HTTP ${result.status}`
+              : result.answered
+                ? 'Refreshing the OAuth 2.0 access token failed: the token endpoint gave no usable answer'
+                : 'Refreshing the OAuth 2.0 access token failed: the token endpoint did not answer (connection failed or timed out)',
+        };
     }
-    const request: SerializedRequest = {
-      method: 'POST',
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      body: formEncode(form),
-    };
-    let status: number;
-    let text: string;
-    try {
-      const answer = await this.http.exchange(request);
-      status = answer.status;
-      text = answer.body.toString('utf8');
-    } catch (error) {
-      const reason = error instanceof UpstreamFailure ? error.message : 'the request failed';
-      return { kind: 'failed', message: `Refreshing the OAuth 2.0 access token failed: ${reason}` };
-    }
-    const answer = normaliseTokenResponse(status, text, client.responsePath);
-    const code = stringOf(answer?.body.error);
-    if (code && REVOKED_GRANT.has(code)) {
-      return { kind: 'revoked' };
-    }
-    // normaliseTokenResponse answers 200 with the tokens, or the error status with `{error}`.
-    const tokens = answer?.status === 200 && !code ? answer.body : undefined;
-    const accessToken = stringOf(tokens?.access_token);
-    if (tokens && accessToken) {
-      const expiresIn = Number(tokens.expires_in);
-      return {
-        kind: 'tokens',
-        credentials: {
-          access_token: accessToken,
-          // A rotated refresh token replaces the old one; otherwise the old one stays valid.
-          refresh_token: stringOf(tokens.refresh_token) ?? stored.refresh_token,
-          expires_at:
-            Number.isFinite(expiresIn) && expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : undefined,
-          scope: stringOf(tokens.scope) ?? stored.scope,
-          token_type: stringOf(tokens.token_type) ?? stored.token_type,
-        },
-      };
-    }
-    const described = code ? ` (${code})` : '';
-    return {
-      kind: 'failed',
-      message: `Refreshing the OAuth 2.0 access token failed: the token endpoint answered HTTP ${status}${described}`,
-    };
   }
-}
-
-function formComponent(text: string): string {
-  return encodeURIComponent(text).replace(/%20/g, '+');
 }

@@ -14,6 +14,10 @@ const MAX_ERROR_BODY_CHARS = 4000;
  * Sends a REST function's request and maps the answer to an execution result. Idempotent methods
  * are retried on 429/502/503/504 and connection resets, honouring Retry-After, within a budget of
  * retries and of total waiting; other methods are sent exactly once.
+ *
+ * Not undici's RetryAgent / retry interceptor (undici 7): it has no budget of total waiting across attempts
+ * (`maxTimeout` caps each wait, and shortens a longer Retry-After where this stops and hands back the answer),
+ * and the per-attempt whole-exchange timeout of UpstreamHttp would sit outside it, bounding all attempts at once.
  */
 @Injectable()
 export class RestExecutor {

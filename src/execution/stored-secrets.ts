@@ -36,7 +36,9 @@ export class StoredSecrets {
     try {
       return this.secretBox.openJson<T>(sealed);
     } catch {
-      throw new ExecutionFailure(`Cannot read ${what}: they were sealed with another SECRETS_KEY or are damaged`);
+      throw new ExecutionFailure(
+        `Cannot read ${what}: they were sealed with a key not in SECRETS_KEYS / SECRETS_KEY or are damaged`,
+      );
     }
   }
 

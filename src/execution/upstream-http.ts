@@ -48,11 +48,15 @@ export class UpstreamHttp implements OnModuleDestroy {
       headersTimeout: config.EXECUTION_TIMEOUT_MS,
       bodyTimeout: config.EXECUTION_TIMEOUT_MS,
       keepAliveTimeout: 10_000,
+      // undici counts the body as it streams in and closes the connection past the limit.
+      maxResponseSize: config.EXECUTION_MAX_RESPONSE_BYTES,
     });
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+    // The HTTP server has stopped by now (src/api-app.ts stopApiApp): a call still running belongs to a
+    // request cut at SHUTDOWN_TIMEOUT_MS, and close() would wait for it up to EXECUTION_TIMEOUT_MS.
+    await this.agent.destroy();
   }
 
   async exchange(request: SerializedRequest): Promise<UpstreamAnswer> {
@@ -72,15 +76,13 @@ export class UpstreamHttp implements OnModuleDestroy {
         body: request.body,
         signal: abort,
       });
+      // undici checks only the bytes received: a declared length over the limit is refused before any is read.
       const declared = Number(response.headers['content-length']);
       if (declared > this.maxBytes) {
         discard(response.body);
         throw this.tooLarge(request.origin);
       }
-      const body = await readLimited(response.body, this.maxBytes);
-      if (!body) {
-        throw this.tooLarge(request.origin);
-      }
+      const body = Buffer.from(await response.body.arrayBuffer());
       return { status: response.statusCode, headers: response.headers, body };
     } catch (error) {
       throw timedOut ? this.timeout(request.origin) : this.describe(error, request.origin);
@@ -109,6 +111,9 @@ export class UpstreamHttp implements OnModuleDestroy {
       return error;
     }
     const code = (error as { code?: string }).code ?? '';
+    if (error instanceof undiciErrors.ResponseExceededMaxSizeError || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      return this.tooLarge(origin);
+    }
     if (error instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new UpstreamFailure('connect_timeout', `Connect timeout: could not connect to ${origin} in time`);
     }
@@ -124,25 +129,6 @@ export class UpstreamHttp implements OnModuleDestroy {
     const reason = error instanceof Error ? error.message : String(error);
     return new UpstreamFailure('other', `The request to ${origin} failed: ${reason}${code ? ` (${code})` : ''}`);
   }
-}
-
-/** The whole body, or undefined (and the connection closed) as soon as it exceeds `maxBytes`. */
-function readLimited(body: Readable, maxBytes: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        discard(body);
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    body.once('error', reject);
-  });
 }
 
 /** Stops reading an answer and closes its connection; the abort error the stream then emits is expected. */

@@ -1,7 +1,8 @@
-import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DatabaseUnavailableError } from '../../libs/common/src/index.js';
 import { PublicRoute } from '../projects/api-key.guard.js';
 
 export class HealthStatus {
@@ -32,7 +33,7 @@ export class HealthController {
     try {
       await this.dataSource.query('SELECT 1');
     } catch {
-      throw new ServiceUnavailableException('Database unavailable');
+      throw new DatabaseUnavailableError();
     }
     return { status: 'ready' };
   }

@@ -1,10 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyInvalidError } from '../projects/projects.errors.js';
-import { ProjectsService } from '../projects/projects.service.js';
+import { HeaderApiKeyStrategy } from '../projects/header-api-key.strategy.js';
 import { type McpTokenCreate, type McpTokenCreated, TOKEN_TTL_DEFAULT_S } from './mcp.dto.js';
 import { McpCredentialsInvalidError, McpTokenNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
@@ -18,6 +19,8 @@ export interface McpPrincipal {
   projectId: string;
   /** Set for an owner-scoped token; then the owner cannot be changed by the request. */
   tokenId: string | null;
+  /** Set when a project API key authenticated the request. */
+  apiKeyId: string | null;
   tokenOwnerId: string | null;
   /** Apps an owner-scoped token is limited to; null for all. */
   tokenApps: string[] | null;
@@ -28,7 +31,7 @@ export class McpTokensService {
   constructor(
     private readonly repository: McpRepository,
     private readonly configurations: AppConfigurationsRepository,
-    private readonly projects: ProjectsService,
+    private readonly apiKeys: HeaderApiKeyStrategy,
     private readonly config: AppConfig,
   ) {}
 
@@ -39,14 +42,14 @@ export class McpTokensService {
         throw new AppConfigurationNotFoundError(app);
       }
     }
-    const token = `${MCP_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const token = newBearerSecret(MCP_TOKEN_PREFIX);
     const ttl = input.expires_in_seconds ?? TOKEN_TTL_DEFAULT_S;
     const row = await this.repository.insertToken({
       id: randomUUID(),
       project_id: projectId,
       linked_account_owner_id: input.linked_account_owner_id,
       apps,
-      token_hash: hashToken(token),
+      token_hash: hashBearerSecret(token),
       expires_at: new Date(Date.now() + ttl * 1000),
     });
     return {
@@ -77,20 +80,23 @@ export class McpTokensService {
       throw new McpCredentialsInvalidError(true);
     }
     if (!apiKeyHeader && credential.startsWith(MCP_TOKEN_PREFIX)) {
-      const row = await this.repository.findUsableToken(hashToken(credential), new Date());
+      const row = await this.repository.findUsableToken(hashBearerSecret(credential), new Date());
       if (!row) {
         throw new McpCredentialsInvalidError(false);
       }
       return {
         projectId: row.project_id,
         tokenId: row.id,
+        apiKeyId: null,
         tokenOwnerId: row.linked_account_owner_id,
         tokenApps: row.apps,
       };
     }
     try {
+      const key = await this.apiKeys.validate(credential);
       return {
-        projectId: await this.projects.authenticate(credential),
+        projectId: key.projectId,
+        apiKeyId: key.apiKeyId,
         tokenId: null,
         tokenOwnerId: null,
         tokenApps: null,
@@ -102,8 +108,4 @@ export class McpTokensService {
       throw error;
     }
   }
-}
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Delete, Post, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, PublicRoute } from '../projects/api-key.guard.js';
@@ -56,8 +56,29 @@ export class McpTransportController {
     return this.transport.handlePost(request, reply);
   }
 
-  // No GET: this server offers no server-to-client stream, so GET /v1/mcp answers 405 with Allow
-  // from the router like every other path, which is what the transport specification asks for.
+  @Get()
+  @PublicRoute()
+  @ApiSecurity(API_KEY_HEADER)
+  @ApiOperation({
+    summary: 'Open the server-to-client stream of an MCP session',
+    description:
+      'A Server-Sent Events stream for the session named by the Mcp-Session-Id header (same credentials as ' +
+      'POST /v1/mcp), on which notifications/tools/list_changed arrives when the tool list of a direct-mode ' +
+      'session changes (an app configuration of the project created, changed or deleted, on any instance). ' +
+      '405 with Allow: POST, DELETE without a session.',
+  })
+  @ApiOkResponse({ description: 'A text/event-stream of JSON-RPC notifications' })
+  @JsonRpcRefusals({
+    400: 'An invalid owner or mode',
+    401: REFUSALS[401],
+    403: REFUSALS[403],
+    404: REFUSALS[404],
+    405: 'No Mcp-Session-Id: there is no stream without a session',
+    406: 'The Accept header does not allow text/event-stream',
+  })
+  handleMcpGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handleGet(request, reply);
+  }
 
   @Delete()
   @PublicRoute()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -13,7 +13,9 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../libs/common/src/index.js';
 import { API_VERSION } from '../api-app.js';
+import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { AppConfig } from '../config/app-config.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 import { McpOriginNotAllowedError, McpOwnerOverrideError, McpSessionNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
 import type { McpSessionEntity } from './mcp-session.entity.js';
@@ -31,6 +33,14 @@ const INSTRUCTIONS =
   'Patchbay gives you functions of outside apps (GitHub, Gmail, Slack…) that act for the current user. ' +
   'Find one with search_functions, then run it with execute_function. If a call says an account must be ' +
   'connected, give the user the address it names and retry once they say it is done.';
+
+/** A session's standalone GET stream held open on this instance, for server-to-client notifications. */
+interface HeldStream {
+  sessionId: string;
+  principal: McpPrincipal;
+  ctx: McpCallContext;
+  server: Server;
+}
 
 /** A refusal before MCP itself is reached, answered as a JSON-RPC error with an HTTP status. */
 class TransportRefusal extends Error {
@@ -50,19 +60,24 @@ class TransportRefusal extends Error {
  * `initialize`. A client that sends no session id is served statelessly.
  */
 @Injectable()
-export class McpTransportService {
+export class McpTransportService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly allowedOrigins: Set<string>;
+  private readonly streams = new Set<HeldStream>();
+  private readonly unsubscribe: (() => void)[] = [];
   /**
    * One validator for every per-request Server: the SDK would build a new Ajv for each (about 2.5 ms
    * of CPU, measured with bench/mcp.ts), and it is only used for form elicitation schemas.
    */
   private readonly validator = new AjvJsonSchemaValidator();
+  private readonly logger = new Logger('McpTransport');
 
   constructor(
     private readonly tokens: McpTokensService,
     private readonly tools: McpToolsService,
     private readonly repository: McpRepository,
     private readonly config: AppConfig,
+    private readonly changes: ChangeNotifications,
+    private readonly limits: RateLimitsService,
   ) {
     this.allowedOrigins = new Set([new URL(config.publicBaseUrl).origin]);
     for (const entry of (config.MCP_ALLOWED_ORIGINS ?? '').split(',')) {
@@ -72,10 +87,25 @@ export class McpTransportService {
     }
   }
 
+  onModuleInit(): void {
+    const onChange = (projectId: string | undefined) => void this.toolsChanged(projectId);
+    this.unsubscribe.push(this.changes.subscribe('app_configurations', onChange));
+    this.unsubscribe.push(this.changes.subscribe('functions', onChange));
+  }
+
+  /** Held streams end before the HTTP server closes, which would otherwise wait for them. */
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const stop of this.unsubscribe.splice(0)) {
+      stop();
+    }
+    await Promise.all([...this.streams].map((stream) => stream.server.close()));
+    this.streams.clear();
+  }
+
   async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await this.guarded(reply, async () => {
       this.checkSize(request);
-      const principal = await this.admit(request);
+      const principal = await this.admit(request, reply);
       const ctx = this.callContext(request, principal);
       const sessionId = header(request, SESSION_HEADER);
       if (sessionId !== undefined) {
@@ -104,10 +134,68 @@ export class McpTransportService {
     });
   }
 
+  /**
+   * Opens the standalone SSE stream of a session (GET with its Mcp-Session-Id and the same
+   * credentials), on which `notifications/tools/list_changed` arrives when the project's
+   * configurations change, on this instance or another. Without a session there is nothing to
+   * deliver to: 405, as the transport specification allows.
+   */
+  async handleGet(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await this.guarded(reply, async () => {
+      // Credentials first: without them nothing but 401 is answered.
+      const principal = await this.admit(request, reply);
+      const sessionId = header(request, SESSION_HEADER);
+      if (sessionId === undefined) {
+        throw new TransportRefusal(405, 'Method Not Allowed: GET needs the Mcp-Session-Id of a session', {
+          allow: 'POST, DELETE',
+        });
+      }
+      const ctx = this.callContext(request, principal);
+      await this.session(sessionId, principal);
+      const server = this.newServer(ctx);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      await server.connect(transport);
+      const held: HeldStream = { sessionId, principal, ctx, server };
+      this.streams.add(held);
+      void reply.hijack();
+      reply.raw.setHeader('x-request-id', request.id);
+      reply.raw.setHeader('mcp-session-id', sessionId);
+      reply.raw.on('close', () => {
+        this.streams.delete(held);
+        void server.close();
+      });
+      await transport.handleRequest(request.raw, reply.raw);
+    });
+  }
+
+  /**
+   * Tells the held streams of `projectId` (of every project when undefined) that their tool list
+   * changed. Only direct mode's list depends on configurations (unified mode's three tools never
+   * change). A stream whose session has ended (DELETE or a revoked token, maybe on another
+   * instance) is closed instead.
+   */
+  private async toolsChanged(projectId: string | undefined): Promise<void> {
+    const now = new Date(Date.now() - SESSION_TTL_MS);
+    await Promise.all(
+      [...this.streams]
+        .filter((held) => held.ctx.mode === 'direct' && (projectId === undefined || held.ctx.projectId === projectId))
+        .map(async (held) => {
+          const { sessionId, principal, server } = held;
+          const alive = await this.repository.findSession(sessionId, principal.projectId, principal.tokenId, now);
+          if (!alive) {
+            this.streams.delete(held);
+            await server.close();
+            return;
+          }
+          await server.sendToolListChanged();
+        }),
+    ).catch((error: unknown) => this.logger.warn(`Cannot send tools/list_changed: ${String(error)}`));
+  }
+
   /** Ends a session (its row goes; later requests with its id get 404). */
   async handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await this.guarded(reply, async () => {
-      const principal = await this.admit(request);
+      const principal = await this.admit(request, reply);
       const sessionId = header(request, SESSION_HEADER);
       if (sessionId === undefined) {
         throw new TransportRefusal(400, 'Bad Request: Mcp-Session-Id header is required');
@@ -118,15 +206,22 @@ export class McpTransportService {
       if (!deleted) {
         throw new McpSessionNotFoundError();
       }
+      for (const held of this.streams) {
+        if (held.sessionId === sessionId) {
+          this.streams.delete(held);
+          await held.server.close();
+        }
+      }
       await reply.code(200).send();
     });
   }
 
-  private async serve(request: FastifyRequest, reply: FastifyReply, ctx: McpCallContext): Promise<void> {
+  private newServer(ctx: McpCallContext): Server {
     const server = new Server(
       { name: 'patchbay', title: 'Patchbay', version: API_VERSION },
       {
-        capabilities: { tools: {} },
+        // listChanged: sent on a session's GET stream (handleGet) when the project's tool list changes.
+        capabilities: { tools: { listChanged: true } },
         instructions: INSTRUCTIONS,
         jsonSchemaValidator: this.validator,
       },
@@ -135,6 +230,11 @@ export class McpTransportService {
     server.setRequestHandler(CallToolRequestSchema, (message) =>
       this.tools.callTool(ctx, message.params.name, message.params.arguments ?? {}),
     );
+    return server;
+  }
+
+  private async serve(request: FastifyRequest, reply: FastifyReply, ctx: McpCallContext): Promise<void> {
+    const server = this.newServer(ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     void reply.hijack();
@@ -146,12 +246,22 @@ export class McpTransportService {
   }
 
   /** Origin, then credentials; what fails is answered with its status and a JSON-RPC error. */
-  private async admit(request: FastifyRequest): Promise<McpPrincipal> {
+  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<McpPrincipal> {
     const origin = header(request, 'origin');
     if (origin !== undefined && !this.allowedOrigins.has(origin)) {
       throw new McpOriginNotAllowedError(origin);
     }
-    return this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization'));
+    const principal = await this.limits.authenticateFrom(request.ip, () =>
+      this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization')),
+    );
+    // The credential's one budget, whether it calls REST or MCP.
+    const limits = await this.limits.spendRequest(
+      principal.tokenId ? `mcp:${principal.tokenId}` : `key:${principal.apiKeyId}`,
+    );
+    for (const [name, value] of Object.entries(limits ?? {})) {
+      reply.raw.setHeader(name, value);
+    }
+    return principal;
   }
 
   private checkSize(request: FastifyRequest): void {
@@ -211,8 +321,10 @@ export class McpTransportService {
       if (error instanceof TransportRefusal) {
         await refuse(reply, error.status, error.message, error.headers);
       } else if (error instanceof DomainError) {
-        const headers: Record<string, string> =
-          error.status === 401 ? { 'www-authenticate': 'Bearer realm="patchbay", resource="/v1/mcp"' } : {};
+        const headers: Record<string, string> = {
+          ...error.headers,
+          ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="patchbay", resource="/v1/mcp"' } : {}),
+        };
         await refuse(reply, error.status, error.message, headers);
       } else {
         throw error;

@@ -19,6 +19,18 @@ export interface OAuth2ClientSettings {
   tokenResponsePath?: string;
 }
 
+/** What a refresh needs of a client: its token endpoint and how it authenticates there. */
+export type TokenEndpointClient = Pick<
+  OAuth2ClientSettings,
+  'clientId' | 'clientSecret' | 'tokenUrl' | 'authMethod' | 'tokenResponsePath'
+>;
+
+/** How a refresh went: new tokens, an OAuth 2.0 error from the endpoint, or no usable answer (status if any). */
+export type RefreshResult =
+  | { kind: 'tokens'; tokens: GrantedTokens }
+  | { kind: 'refused'; status: number; error: string }
+  | { kind: 'failed'; status?: number; answered: boolean };
+
 /** What the token endpoint granted (RFC 6749 §5.1). */
 export interface GrantedTokens {
   access_token: string;
@@ -92,13 +104,7 @@ export class AuthorizationServer {
         pkceCodeVerifier: callback.codeVerifier,
         expectedState: callback.state,
       });
-      return {
-        access_token: tokens.access_token,
-        token_type: tokens.token_type,
-        refresh_token: tokens.refresh_token,
-        expires_in: tokens.expires_in,
-        scope: tokens.scope,
-      };
+      return grantedTokens(tokens);
     } catch (error) {
       if (error instanceof client.ResponseBodyError) {
         throw new OAuth2TokenRefusedError(error.error, error.error_description);
@@ -119,14 +125,42 @@ export class AuthorizationServer {
     }
   }
 
-  private configuration(settings: OAuth2ClientSettings): client.Configuration {
+  /**
+   * The refresh_token grant (RFC 6749 §6) through openid-client, the client authenticating as its scheme says.
+   * Never throws for what the endpoint answers: the caller decides what a refusal means for the account.
+   */
+  async refreshTokens(
+    settings: TokenEndpointClient,
+    refreshToken: string,
+    timeoutSeconds: number,
+  ): Promise<RefreshResult> {
+    const configuration = this.configuration(settings);
+    configuration.timeout = timeoutSeconds;
+    try {
+      const tokens = await client.refreshTokenGrant(configuration, refreshToken);
+      return {
+        kind: 'tokens',
+        tokens: grantedTokens(tokens),
+      };
+    } catch (error) {
+      if (error instanceof client.ResponseBodyError) {
+        return { kind: 'refused', status: error.status, error: error.error };
+      }
+      if (error instanceof client.WWWAuthenticateChallengeError) {
+        return { kind: 'refused', status: error.status, error: error.cause[0]?.parameters.error ?? 'invalid_client' };
+      }
+      return unusableAnswer(error);
+    }
+  }
+
+  private configuration(settings: TokenEndpointClient & { authorizeUrl?: string }): client.Configuration {
     const authentication =
       settings.authMethod === 'client_secret_post'
         ? client.ClientSecretPost(settings.clientSecret)
         : client.ClientSecretBasic(settings.clientSecret);
     const configuration = new client.Configuration(
       {
-        issuer: new URL(settings.authorizeUrl).origin,
+        issuer: new URL(settings.authorizeUrl ?? settings.tokenUrl).origin,
         authorization_endpoint: settings.authorizeUrl,
         token_endpoint: settings.tokenUrl,
       },
@@ -141,6 +175,24 @@ export class AuthorizationServer {
     configuration[client.customFetch] = (url, options) => normalisingFetch(url, options, settings.tokenResponsePath);
     return configuration;
   }
+}
+
+/**
+ * What an openid-client error says of the answer it was about (kept as a Response in its causes, body unread):
+ * its status, and its OAuth 2.0 error code when it has one that openid-client did not read (a 5xx with `{error}`).
+ */
+async function unusableAnswer(error: unknown): Promise<RefreshResult> {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.cause instanceof Response) {
+      const response = cause.cause;
+      const body = (await response.json().catch(() => undefined)) as { error?: unknown } | undefined;
+      return typeof body?.error === 'string'
+        ? { kind: 'refused', status: response.status, error: body.error }
+        : { kind: 'failed', status: response.status, answered: true };
+    }
+  }
+  // As at linking: a ClientError other than a timeout is about an answer; anything else is a failed connection.
+  return { kind: 'failed', answered: error instanceof client.ClientError && error.code !== 'OAUTH_TIMEOUT' };
 }
 
 async function normalisingFetch(
@@ -159,4 +211,15 @@ async function normalisingFetch(
     status: normalised.status,
     headers: { 'content-type': 'application/json' },
   });
+}
+
+/** The fields Patchbay keeps of a token endpoint's answer, for both grants. */
+function grantedTokens(tokens: client.TokenEndpointResponse): GrantedTokens {
+  return {
+    access_token: tokens.access_token,
+    token_type: tokens.token_type,
+    refresh_token: tokens.refresh_token,
+    expires_in: tokens.expires_in,
+    scope: tokens.scope,
+  };
 }

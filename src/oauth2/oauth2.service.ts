@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DomainError, SecretBox } from '../../libs/common/src/index.js';
+import { DomainError, hashBearerSecret, SecretBox } from '../../libs/common/src/index.js';
 import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
@@ -73,7 +72,7 @@ export class OAuth2Service {
     const pkce = await this.server.pkce();
     await this.states.deleteExpiredBefore(new Date(Date.now() - EXPIRED_KEPT_MS));
     await this.states.insert({
-      state_hash: hashState(state),
+      state_hash: hashBearerSecret(state),
       project_id: projectId,
       app_name: app.name,
       linked_account_owner_id: query.linked_account_owner_id,
@@ -98,7 +97,7 @@ export class OAuth2Service {
       if (!query.state) {
         throw new OAuth2StateMissingError();
       }
-      const flow = await this.states.consume(hashState(query.state));
+      const flow = await this.states.consume(hashBearerSecret(query.state));
       if (!flow) {
         throw new OAuth2StateUnknownError();
       }
@@ -220,9 +219,4 @@ export class OAuth2Service {
   private appSecrets(app: AppEntity): string | undefined {
     return app.secrets ? this.secretBox.openJson<AppSecrets>(app.secrets).oauth2_client_secret : undefined;
   }
-}
-
-/** Only the hash is stored: the state itself is a bearer secret until the callback. */
-function hashState(state: string): string {
-  return createHash('sha256').update(state, 'utf8').digest('hex');
 }

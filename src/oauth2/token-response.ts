@@ -71,6 +71,6 @@ function dig(value: Record<string, unknown>, path: string): Record<string, unkno
 }
 
 /** A non-empty string, or undefined. */
-export function stringOf(value: unknown): string | undefined {
+function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }

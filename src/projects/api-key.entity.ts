@@ -26,6 +26,14 @@ export class ApiKeyEntity {
   @Column({ type: 'timestamptz', nullable: true })
   revoked_at: Date | null;
 
+  /** From then on the key is refused like an unknown one; null for a key that does not expire. */
+  @Column({ type: 'timestamptz', nullable: true })
+  expires_at: Date | null;
+
+  /** Written at most once a minute per key (LAST_USED_RESOLUTION_MS), so that a request costs no write. */
+  @Column({ type: 'timestamptz', nullable: true })
+  last_used_at: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;
 }

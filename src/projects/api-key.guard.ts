@@ -1,9 +1,11 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import passport from 'passport';
+import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
+import { type ApiKeyPrincipal, HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ApiKeyMissingError } from './projects.errors.js';
-import { ProjectsService } from './projects.service.js';
 
-export const API_KEY_HEADER = 'X-API-KEY';
+export { API_KEY_HEADER, type ApiKeyPrincipal } from './header-api-key.strategy.js';
 const PUBLIC_ROUTE = 'patchbay:public';
 
 /** Marks a route that needs no API key (health, OAuth 2.0 callback, API documentation). */
@@ -11,13 +13,23 @@ export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 
 export interface AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
-  user?: { projectId: string };
+  ip: string;
+  user?: ApiKeyPrincipal;
 }
 
+interface ReplyLike {
+  headers(values: Record<string, string>): unknown;
+}
+
+/** Stateless: strategies are handed to it as instances, so no app's strategy is registered on it. */
+const authenticator = new passport.Authenticator();
+const AUTHENTICATE_OPTIONS = { session: false };
+
 /**
- * Global guard: every route needs a valid X-API-KEY unless marked with `@PublicRoute()`. One header
- * and one (cached) lookup: a plain guard rather than Passport, whose strategy machinery costs more
- * per request than the check itself on the execution hot path.
+ * Global guard: every route needs a valid X-API-KEY unless marked with `@PublicRoute()`, checked by
+ * the passport strategy HeaderApiKeyStrategy. @nestjs/passport's AuthGuard is not used: it looks the
+ * strategy up by name on the process-wide passport singleton, where several apps in one process
+ * would replace each other's strategy; this guard hands passport this app's strategy instance.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -26,20 +38,45 @@ export class ApiKeyGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly projects: ProjectsService,
+    private readonly strategy: HeaderApiKeyStrategy,
+    private readonly limits: RateLimitsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic(context)) {
       return true;
     }
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const apiKey = request.headers['x-api-key'];
-    if (typeof apiKey !== 'string' || apiKey === '') {
-      throw new ApiKeyMissingError();
+    const http = context.switchToHttp();
+    const request = http.getRequest<AuthenticatedRequest>();
+    const reply = http.getResponse<ReplyLike>();
+    const user = await this.limits.authenticateFrom(request.ip, () => this.authenticate(request, reply));
+    request.user = user;
+    const headers = await this.limits.spendRequest(`key:${user.apiKeyId}`);
+    if (headers) {
+      reply.headers(headers);
     }
-    request.user = { projectId: await this.projects.authenticate(apiKey) };
     return true;
+  }
+
+  private authenticate(request: AuthenticatedRequest, reply: ReplyLike): Promise<ApiKeyPrincipal> {
+    return new Promise<ApiKeyPrincipal>((resolve, reject) => {
+      const authenticate = authenticator.authenticate(
+        this.strategy,
+        AUTHENTICATE_OPTIONS,
+        // The verify callback's error (an unknown, revoked or expired key) comes as `error`; the
+        // strategy fails without an error only when the header is absent or empty.
+        (error: unknown, user: ApiKeyPrincipal | false) => {
+          if (error) {
+            reject(error instanceof Error ? error : new ApiKeyMissingError());
+          } else if (user) {
+            resolve(user);
+          } else {
+            reject(new ApiKeyMissingError());
+          }
+        },
+      ) as (request: unknown, response: unknown, next: (error?: unknown) => void) => void;
+      authenticate(request, reply, (error) => reject(error instanceof Error ? error : new ApiKeyMissingError()));
+    });
   }
 
   private isPublic(context: ExecutionContext): boolean {

@@ -1,4 +1,4 @@
-import { NotFoundError, UnauthorizedError } from '../../libs/common/src/index.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../../libs/common/src/index.js';
 
 export class ApiKeyMissingError extends UnauthorizedError {
   constructor() {
@@ -21,5 +21,11 @@ export class ProjectNotFoundError extends NotFoundError {
 export class ApiKeyNotFoundError extends NotFoundError {
   constructor(id: string) {
     super(`API key ${id} not found`);
+  }
+}
+
+export class ApiKeyExpiryInPastError extends BadRequestError {
+  constructor(expiresAt: Date) {
+    super(`The expiry ${expiresAt.toISOString()} is not in the future`);
   }
 }

@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module.js';
+import { HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService } from './projects.service.js';
 
 @Module({
-  providers: [ProjectsRepository, ProjectsService],
-  exports: [ProjectsService],
+  imports: [RateLimitsModule],
+  providers: [ProjectsRepository, ProjectsService, HeaderApiKeyStrategy],
+  exports: [ProjectsService, HeaderApiKeyStrategy, RateLimitsModule],
 })
 export class ProjectsModule {}

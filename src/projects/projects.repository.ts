@@ -4,14 +4,13 @@ import { DataSource, IsNull } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { ProjectEntity } from './project.entity.js';
 
+export type NewApiKey = Pick<ApiKeyEntity, 'id' | 'project_id' | 'key_hash' | 'key_prefix' | 'expires_at'>;
+
 @Injectable()
 export class ProjectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async createWithKey(
-    project: Pick<ProjectEntity, 'id' | 'name'>,
-    key: Omit<ApiKeyEntity, 'created_at' | 'revoked_at'>,
-  ) {
+  async createWithKey(project: Pick<ProjectEntity, 'id' | 'name'>, key: NewApiKey) {
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(ProjectEntity, project);
       await manager.insert(ApiKeyEntity, key);
@@ -26,11 +25,18 @@ export class ProjectsRepository {
     return this.dataSource.getRepository(ProjectEntity).existsBy({ id });
   }
 
-  async insertKey(key: Omit<ApiKeyEntity, 'created_at' | 'revoked_at'>): Promise<void> {
+  async insertKey(key: NewApiKey): Promise<void> {
     await this.dataSource.getRepository(ApiKeyEntity).insert(key);
   }
 
-  /** Marks the key revoked; false when there is no such active key. */
+  /** A project's keys, revoked ones included, oldest first. */
+  listKeys(projectId: string): Promise<ApiKeyEntity[]> {
+    return this.dataSource
+      .getRepository(ApiKeyEntity)
+      .find({ where: { project_id: projectId }, order: { created_at: 'ASC', id: 'ASC' } });
+  }
+
+  /** Marks the key revoked; null when there is no such active key. */
   async revokeKey(id: string): Promise<ApiKeyEntity | null> {
     const repository = this.dataSource.getRepository(ApiKeyEntity);
     const key = await repository.findOneBy({ id, revoked_at: IsNull() });
@@ -41,7 +47,17 @@ export class ProjectsRepository {
     return key;
   }
 
+  /** The unrevoked key with this hash, expired or not (the caller compares its expiry). */
   findActiveKeyByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.dataSource.getRepository(ApiKeyEntity).findOneBy({ key_hash: keyHash, revoked_at: IsNull() });
+  }
+
+  /** Records a use, unless one within `resolutionMs` is already recorded (by this instance or another). */
+  async touchKey(id: string, at: Date, resolutionMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE "api_keys" SET "last_used_at" = $2
+        WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" <= $2::timestamptz - make_interval(secs => $3))`,
+      [id, at, resolutionMs / 1000],
+    );
   }
 }

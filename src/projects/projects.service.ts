@@ -1,7 +1,11 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ApiKeyInvalidError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
-import { ProjectsRepository } from './projects.repository.js';
+import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
+import { HeaderApiKeyStrategy } from './header-api-key.strategy.js';
+import { ApiKeyExpiryInPastError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
+import { type NewApiKey, ProjectsRepository } from './projects.repository.js';
+
+export const API_KEY_PREFIX = 'pb_';
 
 export interface CreatedProject {
   project_id: string;
@@ -13,26 +17,28 @@ export interface CreatedApiKey {
   project_id: string;
   api_key: string;
   api_key_id: string;
+  expires_at: string | null;
 }
 
-/** How long an authenticated key is trusted without asking the database again. */
-const AUTH_CACHE_TTL_MS = 5_000;
-const AUTH_CACHE_MAX = 10_000;
+/** What is shown of a key after its creation: never the key nor its hash. */
+export interface ApiKeySummary {
+  id: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
 
 @Injectable()
 export class ProjectsService {
-  /**
-   * Keys seen recently, by the key itself: a hit costs one map lookup instead of a SHA-256 per
-   * request. The keys are already in this process's memory while their requests run; they are never
-   * logged or written anywhere.
-   */
-  private readonly authCache = new Map<string, { projectId: string; keyId: string; expires: number }>();
-
-  constructor(private readonly projects: ProjectsRepository) {}
+  constructor(
+    private readonly projects: ProjectsRepository,
+    private readonly apiKeys: HeaderApiKeyStrategy,
+  ) {}
 
   async createProject(name: string): Promise<CreatedProject> {
     const projectId = randomUUID();
-    const { key, row } = newKey(projectId);
+    const { key, row } = newKey(projectId, null);
     await this.projects.createWithKey({ id: projectId, name }, row);
     return { project_id: projectId, api_key: key, api_key_id: row.id };
   }
@@ -41,55 +47,52 @@ export class ProjectsService {
     return (await this.projects.count()) > 0;
   }
 
-  async createApiKey(projectId: string): Promise<CreatedApiKey> {
+  /** `expiresAt`: from then on the key is refused like an unknown one; it must lie in the future. */
+  async createApiKey(projectId: string, expiresAt: Date | null = null): Promise<CreatedApiKey> {
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new ApiKeyExpiryInPastError(expiresAt);
+    }
     if (!(await this.projects.exists(projectId))) {
       throw new ProjectNotFoundError(projectId);
     }
-    const { key, row } = newKey(projectId);
+    const { key, row } = newKey(projectId, expiresAt);
     await this.projects.insertKey(row);
-    return { project_id: projectId, api_key: key, api_key_id: row.id };
+    return { project_id: projectId, api_key: key, api_key_id: row.id, expires_at: expiresAt?.toISOString() ?? null };
   }
 
+  async listApiKeys(projectId: string): Promise<ApiKeySummary[]> {
+    if (!(await this.projects.exists(projectId))) {
+      throw new ProjectNotFoundError(projectId);
+    }
+    return (await this.projects.listKeys(projectId)).map((row) => ({
+      id: row.id,
+      created_at: row.created_at.toISOString(),
+      expires_at: row.expires_at?.toISOString() ?? null,
+      last_used_at: row.last_used_at?.toISOString() ?? null,
+      revoked_at: row.revoked_at?.toISOString() ?? null,
+    }));
+  }
+
+  /** Refused at once on this instance; other instances refuse it within API_KEY_CACHE_TTL_MS. */
   async revokeApiKey(keyId: string): Promise<void> {
     const revoked = await this.projects.revokeKey(keyId);
     if (!revoked) {
       throw new ApiKeyNotFoundError(keyId);
     }
-    for (const [key, entry] of this.authCache) {
-      if (entry.keyId === revoked.id) {
-        this.authCache.delete(key);
-      }
-    }
-  }
-
-  /** The project a key belongs to; unknown and revoked keys are refused alike. */
-  async authenticate(apiKey: string): Promise<string> {
-    const now = Date.now();
-    const cached = this.authCache.get(apiKey);
-    if (cached && cached.expires > now) {
-      return cached.projectId;
-    }
-    const row = await this.projects.findActiveKeyByHash(hashKey(apiKey));
-    if (!row) {
-      this.authCache.delete(apiKey);
-      throw new ApiKeyInvalidError();
-    }
-    if (this.authCache.size >= AUTH_CACHE_MAX) {
-      this.authCache.clear();
-    }
-    this.authCache.set(apiKey, { projectId: row.project_id, keyId: row.id, expires: now + AUTH_CACHE_TTL_MS });
-    return row.project_id;
+    this.apiKeys.forgetKey(revoked.id);
   }
 }
 
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
-
-function newKey(projectId: string) {
-  const key = `pb_${randomBytes(32).toString('base64url')}`;
+function newKey(projectId: string, expiresAt: Date | null): { key: string; row: NewApiKey } {
+  const key = newBearerSecret(API_KEY_PREFIX);
   return {
     key,
-    row: { id: randomUUID(), project_id: projectId, key_hash: hashKey(key), key_prefix: key.slice(0, 10) },
+    row: {
+      id: randomUUID(),
+      project_id: projectId,
+      key_hash: hashBearerSecret(key),
+      key_prefix: key.slice(0, 10),
+      expires_at: expiresAt,
+    },
   };
 }

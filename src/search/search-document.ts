@@ -27,26 +27,14 @@ export interface FunctionText {
 export const SEARCH_FIELDS = ['name', 'app', 'tags', 'description', 'params', 'context'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
-/** Weight class of each field in the stored tsvector (PostgreSQL has four: A is the heaviest). */
-export const TSVECTOR_WEIGHT: Record<SearchField, 'A' | 'B' | 'C' | 'D'> = {
-  name: 'A',
-  app: 'A',
-  tags: 'B',
-  description: 'C',
-  params: 'D',
-  context: 'D',
-};
-
 export interface SearchDocument {
   kind: SearchKind;
   name: string;
   app_name: string;
   fields: Record<SearchField, string>;
-  /** Analysed terms per field (stemmed, stop words removed), as indexed. */
-  terms: Record<SearchField, string[]>;
   /** The text an embedding model reads. */
   embedding_text: string;
-  /** Hash of the fields and the embedding text: an unchanged hash needs no new tsvector or embedding. */
+  /** Hash of the fields and the embedding text: an unchanged hash needs no new embedding. */
   text_hash: string;
 }
 
@@ -108,11 +96,10 @@ function finish(
   fields: Record<SearchField, string>,
   embeddingText: string,
 ): SearchDocument {
-  const terms = analyseFields(fields);
   const text_hash = createHash('sha256')
     .update(JSON.stringify([...SEARCH_FIELDS.map((field) => fields[field]), embeddingText]))
     .digest('hex');
-  return { kind, name, app_name: appName, fields, terms, embedding_text: embeddingText, text_hash };
+  return { kind, name, app_name: appName, fields, embedding_text: embeddingText, text_hash };
 }
 
 /** The indexed terms of each field: names also under their glued word pairs. */

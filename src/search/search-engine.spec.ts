@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TermDictionary } from './lexical-index.js';
-import { appDocument, functionDocument, SEARCH_FIELDS } from './search-document.js';
+import { analyseFields, appDocument, functionDocument, SEARCH_FIELDS } from './search-document.js';
 import { DEFAULT_ENGINE_OPTIONS, type RankRequest, SearchEngine } from './search-engine.js';
 
 const dictionary = new TermDictionary();
@@ -23,10 +23,12 @@ const engine = SearchEngine.fromItems(
     categories: app.categories,
     visible: true,
     terms: pack(
-      appDocument(
-        app,
-        fns.filter((fn) => fn.app === app).map((fn) => ({ ...fn, tags: fn.tags })),
-      ).terms,
+      analyseFields(
+        appDocument(
+          app,
+          fns.filter((fn) => fn.app === app).map((fn) => ({ ...fn, tags: fn.tags })),
+        ).fields,
+      ),
     ),
   })),
   fns.map((fn) => ({
@@ -34,7 +36,7 @@ const engine = SearchEngine.fromItems(
     app_name: fn.app.name,
     description: fn.description,
     visible: true,
-    terms: pack(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).terms),
+    terms: pack(analyseFields(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).fields)),
   })),
   dictionary,
   { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0 },

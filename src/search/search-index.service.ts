@@ -64,7 +64,7 @@ const EMBEDDING_RETRY_MS = 60_000;
 /**
  * Keeps the search index in step with the catalogue and answers intent searches from memory.
  *
- * The database holds the index (documents, tsvectors, embeddings per model); this service makes it
+ * The database holds the index (documents, embeddings per model); this service makes it
  * current — documents whose source rows changed are rebuilt, embeddings whose text or model changed
  * are recomputed, nothing else — and loads it into a `SearchEngine`. Every search first reads the
  * catalogue version that triggers raise on any write to apps or functions, so a write made anywhere

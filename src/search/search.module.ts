@@ -9,7 +9,7 @@ import { WORDNET, wordnetProvider } from './wordnet.provider.js';
 import type { WordVectors } from './embeddings/word-vectors.js';
 import type { WordNet } from './wordnet.js';
 
-/** The search index (documents, tsvectors, embeddings) and the ranking of intent searches. */
+/** The search index (documents, embeddings) and the ranking of intent searches. */
 @Module({
   providers: [
     wordnetProvider,

@@ -9,7 +9,6 @@ import type {
   SearchField,
   SearchKind,
 } from './search-document.js';
-import { SEARCH_FIELDS, TSVECTOR_WEIGHT } from './search-document.js';
 import { configurationEnabledSql, type FunctionEnablement } from '../app-configurations/runnable.js';
 import { visibleSql } from '../apps/visibility.js';
 
@@ -166,39 +165,21 @@ export class SearchRepository {
     );
   }
 
-  /** Writes documents with their tsvector (each field's analysed terms under its weight class). */
+  /** Writes documents (their fields, embedding text and hash). */
   async upsertDocuments(documents: SearchDocument[]): Promise<void> {
     for (let i = 0; i < documents.length; i += CHUNK) {
       const chunk = documents.slice(i, i + CHUNK);
       const params: unknown[] = [];
       const rows = chunk.map((doc) => {
-        const classes: Record<'A' | 'B' | 'C' | 'D', string[]> = { A: [], B: [], C: [], D: [] };
-        for (const field of SEARCH_FIELDS) {
-          classes[TSVECTOR_WEIGHT[field]].push(...doc.terms[field]);
-        }
-        params.push(
-          doc.kind,
-          doc.name,
-          doc.app_name,
-          JSON.stringify(doc.fields),
-          classes.A.join(' '),
-          classes.B.join(' '),
-          classes.C.join(' '),
-          classes.D.join(' '),
-          doc.embedding_text,
-          doc.text_hash,
-        );
-        const p = (k: number) => `$${params.length - 10 + k}`;
-        const vector = ['A', 'B', 'C', 'D']
-          .map((weight, k) => `setweight(to_tsvector('simple', ${p(5 + k)}), '${weight}')`)
-          .join(' || ');
-        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::jsonb, ${vector}, ${p(9)}, ${p(10)}, now())`;
+        params.push(doc.kind, doc.name, doc.app_name, JSON.stringify(doc.fields), doc.embedding_text, doc.text_hash);
+        const p = (k: number) => `$${params.length - 6 + k}`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::jsonb, ${p(5)}, ${p(6)}, now())`;
       });
       await this.dataSource.query(
-        `INSERT INTO search_documents (kind, name, app_name, fields, document, embedding_text, text_hash, updated_at)
+        `INSERT INTO search_documents (kind, name, app_name, fields, embedding_text, text_hash, updated_at)
          VALUES ${rows.join(', ')}
          ON CONFLICT (kind, name) DO UPDATE SET app_name = EXCLUDED.app_name, fields = EXCLUDED.fields,
-           document = EXCLUDED.document, embedding_text = EXCLUDED.embedding_text, text_hash = EXCLUDED.text_hash,
+           embedding_text = EXCLUDED.embedding_text, text_hash = EXCLUDED.text_hash,
            updated_at = now()`,
         params,
       );

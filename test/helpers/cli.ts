@@ -15,6 +15,7 @@ export function embeddedEnv(dataDir: string, extra: Record<string, string> = {})
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
   delete env.DATABASE_URL;
   delete env.SECRETS_KEY;
+  delete env.SECRETS_KEYS;
   return env;
 }
 

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
 import { createApiApp } from '../../src/api-app.js';
 import { AppConfig } from '../../src/config/app-config.js';
+import type { LogCapture } from './log-capture.js';
 import { withDatabase } from './database-url.js';
 import { TestContext } from './test-context.js';
 
@@ -32,6 +33,9 @@ const TEST_SECRETS_KEY = randomBytes(32).toString('base64');
  * The real service on a loopback port with its own fresh database (a copy of the migrated
  * template), driven through real HTTP.
  */
+/** Request and authentication-failure limits are off in tests unless a test turns them on. */
+const LIMITS_OFF = { RATE_LIMIT_REQUESTS: '0', AUTH_FAILURE_LIMIT: '0' };
+
 export class TestApp {
   private constructor(
     readonly app: NestFastifyApplication,
@@ -40,14 +44,22 @@ export class TestApp {
     private readonly dropDatabase?: () => Promise<void>,
   ) {}
 
-  /** `port`: listen there rather than on any free port (for a PUBLIC_BASE_URL known before the start). */
-  static async start(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<TestApp> {
+  /**
+   * `port`: listen there rather than on any free port (for a PUBLIC_BASE_URL known before the start).
+   * `logs`: the real logger writes there, at LOG_LEVEL=trace unless `env` says otherwise.
+   */
+  static async start(
+    env: Record<string, string> = {},
+    options: { port?: number; logs?: LogCapture } = {},
+  ): Promise<TestApp> {
     const template = inject('databaseTemplate');
     // Passed to the app explicitly; the process environment is read, never written.
     const settings: Record<string, string | undefined> = {
       SECRETS_KEY: TEST_SECRETS_KEY,
       LOG_LEVEL: 'silent',
       ...process.env,
+      ...LIMITS_OFF,
+      ...(options.logs ? { LOG_LEVEL: 'trace' } : {}),
       ...env,
     };
     let embeddedTemplate: Blob | undefined;
@@ -69,6 +81,7 @@ export class TestApp {
     const app = await createApiApp({
       database: { holder: 'test', embeddedTemplate, runMigrations: true },
       env: settings,
+      logDestination: options.logs,
     });
     await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address() as { port: number };
@@ -130,18 +143,24 @@ export class TestApp {
 
   /**
    * Another service instance on this one's PostgreSQL database (migrations already applied), with
-   * the same secrets key, its configuration passed explicitly. The caller closes it.
+   * the same secrets keys unless `env` says otherwise, its configuration passed explicitly. The caller closes it.
    */
-  async startAnotherInstance(holder = 'another instance'): Promise<{ app: NestFastifyApplication; url: string }> {
+  async startAnotherInstance(
+    holder = 'another instance',
+    env: Record<string, string> = {},
+  ): Promise<{ app: NestFastifyApplication; url: string }> {
     const config = this.app.get(AppConfig);
     const app = await createApiApp({
       database: { holder, runMigrations: false },
       env: {
         ...process.env,
         SECRETS_KEY: config.SECRETS_KEY,
+        SECRETS_KEYS: config.SECRETS_KEYS,
         LOG_LEVEL: 'silent',
         DATABASE_URL: (this.dataSource.options as { url: string }).url,
         DATABASE_POOL_SIZE: '3',
+        ...LIMITS_OFF,
+        ...env,
       },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -52,6 +52,35 @@ describe('catalogue import', () => {
     expect(again.functions).toEqual({ added: [], updated: [], unchanged: report.functions.added.length });
   });
 
+  it('finds a catalogue whose files only reorder keys unchanged', async () => {
+    const copy = join(work, 'weather_demo_reordered');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    const first = await catalog.importPaths([copy], { secrets: {} });
+    const reverse = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(reverse)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([key, child]) => [key, reverse(child)]),
+            )
+          : value;
+    for (const file of ['app.json', 'functions.json']) {
+      const text = readFileSync(join(copy, file), 'utf8');
+      const reordered = JSON.stringify(reverse(JSON.parse(text)), null, 4);
+      expect(reordered).not.toBe(text);
+      writeFileSync(join(copy, file), reordered);
+    }
+    const again = await catalog.importPaths([copy], { secrets: {} });
+    expect(again.apps).toEqual({ added: [], updated: [], unchanged: 1 });
+    expect(again.functions).toEqual({
+      added: [],
+      updated: [],
+      unchanged: first.functions.added.length + first.functions.updated.length + first.functions.unchanged,
+    });
+  });
+
   it('reports a changed function as updated and a new one as added', async () => {
     const copy = join(work, 'weather_demo');
     cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });

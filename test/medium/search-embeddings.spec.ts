@@ -128,6 +128,29 @@ describe('search embeddings: providers and models', () => {
     expect(await storedModels()).toEqual([{ model: 'openai:fake-embed', dimensions: 4, count: 4 }]);
   });
 
+  it('asks the endpoint once for an intent asked again or asked concurrently, and again after a failure', async () => {
+    const provider = new OpenAiEmbeddingProvider({ url: fake.url, model: 'fake-embed', timeoutMs: 2000, batchSize: 8 });
+    const asked = (text: string) =>
+      fake.requests.filter((request) => (request.body.input as string[]).includes(text)).length;
+    const [first, second] = await Promise.all([
+      provider.embedQuery('herd of zebras'),
+      provider.embedQuery('herd of zebras'),
+    ]);
+    expect(second).toBe(first);
+    expect(await provider.embedQuery('herd of zebras')).toBe(first);
+    expect(asked('herd of zebras')).toBe(1);
+
+    const wrongModel = new OpenAiEmbeddingProvider({
+      url: fake.url,
+      model: 'no-such-model',
+      timeoutMs: 2000,
+      batchSize: 8,
+    });
+    await expect(wrongModel.embedQuery('lost intent')).rejects.toThrow();
+    await expect(wrongModel.embedQuery('lost intent')).rejects.toThrow();
+    expect(asked('lost intent')).toBe(2);
+  });
+
   it('recomputes embeddings when the model changes, keeps the old ones apart and never uses them', async () => {
     const config = loadConfig({});
     const noHttp = { httpAdapter: undefined } as unknown as HttpAdapterHost;

@@ -7,6 +7,9 @@ import { OAuth2States1766000000000 } from './1766000000000-OAuth2States.js';
 import { ExecutionLogKey1767000000000 } from './1767000000000-ExecutionLogKey.js';
 import { ConnectLinks1768100000000 } from './1768100000000-ConnectLinks.js';
 import { Mcp1768400000000 } from './1768400000000-Mcp.js';
+import { ApiKeyExpiry1768800000000 } from './1768800000000-ApiKeyExpiry.js';
+import { RateLimits1768900000000 } from './1768900000000-RateLimits.js';
+import { DropSearchTsvector1769500000000 } from './1769500000000-DropSearchTsvector.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -19,4 +22,7 @@ export const MIGRATIONS = [
   ExecutionLogKey1767000000000,
   ConnectLinks1768100000000,
   Mcp1768400000000,
+  ApiKeyExpiry1768800000000,
+  RateLimits1768900000000,
+  DropSearchTsvector1769500000000,
 ];

@@ -79,7 +79,7 @@ export class OAuth2SchemeStrategy implements SecuritySchemeStrategy {
       clientSecret: client.clientSecret,
       tokenUrl: settings.refresh_token_url || settings.access_token_url,
       authMethod: settings.token_endpoint_auth_method ?? 'client_secret_basic',
-      responsePath: settings.token_response_path,
+      tokenResponsePath: settings.token_response_path || undefined,
     };
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { normalize, type EmbeddingProvider } from './embedding-provider.js';
 
 export interface OpenAiEmbeddingOptions {
@@ -35,7 +36,11 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
   /** Dense models give every pair of texts some similarity: nothing is cut off. */
   readonly minSimilarity = -1;
   private readonly endpoint: string;
-  private readonly queryCache = new Map<string, Float32Array>();
+  /** Concurrent requests for one intent share one round trip (lru-cache's fetch); a failed one is not kept. */
+  private readonly queryCache = new LRUCache<string, Float32Array>({
+    max: QUERY_CACHE_SIZE,
+    fetchMethod: async (text) => (await this.request([text]))[0],
+  });
 
   constructor(private readonly options: OpenAiEmbeddingOptions) {
     this.endpoint = `${options.url.replace(/\/+$/, '')}/embeddings`;
@@ -50,17 +55,8 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     return out;
   }
 
-  async embedQuery(text: string): Promise<Float32Array> {
-    const cached = this.queryCache.get(text);
-    if (cached) {
-      return cached;
-    }
-    const [vector] = await this.request([text]);
-    if (this.queryCache.size >= QUERY_CACHE_SIZE) {
-      this.queryCache.delete(this.queryCache.keys().next().value as string);
-    }
-    this.queryCache.set(text, vector);
-    return vector;
+  embedQuery(text: string): Promise<Float32Array> {
+    return this.queryCache.forceFetch(text);
   }
 
   private async request(input: string[]): Promise<Float32Array[]> {

@@ -131,6 +131,40 @@ describe('patchbay command line (embedded database)', { timeout: 180_000 }, () =
     const second = JSON.parse(created.stdout);
     expect(second.project_id).toBe(projectId);
 
+    expect(second.expires_at).toBeNull();
+
+    const expiring = await runCli(['api-keys', 'create', '--project', projectId, '--expires-in', '30d', '--json'], env);
+    expect(expiring.code).toBe(0);
+    const third = JSON.parse(expiring.stdout);
+    const days = (Date.parse(third.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    const unitless = await runCli(['api-keys', 'create', '--project', projectId, '--expires-in', '10'], env);
+    expect(unitless.code).toBe(2); // a usage error
+    expect(unitless.stderr).toContain('--expires-in');
+    const notADate = await runCli(['api-keys', 'create', '--project', projectId, '--expires-at', 'tomorrow'], env);
+    expect(notADate.code).toBe(2);
+    expect(notADate.stderr).toContain('RFC 3339');
+    const past = await runCli(
+      ['api-keys', 'create', '--project', projectId, '--expires-at', '2020-01-01T00:00:00Z'],
+      env,
+    );
+    expect(past.code).toBe(1);
+    expect(past.stderr).toContain('not in the future');
+
+    const listed = await runCli(['api-keys', 'list', '--project', projectId, '--json'], env);
+    expect(listed.code).toBe(0);
+    const keys = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+    expect(keys.map((key) => key.id)).toEqual(expect.arrayContaining([second.api_key_id, third.api_key_id]));
+    expect(keys.find((key) => key.id === third.api_key_id)?.expires_at).toBe(third.expires_at);
+    // The first key served a request above: its last use is recorded.
+    expect(keys.filter((key) => key.last_used_at !== null)).toHaveLength(1);
+    for (const secret of [firstKey, second.api_key, third.api_key]) {
+      expect(listed.stdout).not.toContain(secret);
+    }
+    const table = await runCli(['api-keys', 'list', '--project', projectId], env);
+    expect(table.stdout.split('\n')[0]).toBe('id\tcreated_at\texpires_at\tlast_used_at\trevoked_at');
+
     const revokeFirst = await runCli(['api-keys', 'revoke', second.api_key_id], env);
     expect(revokeFirst.code).toBe(0);
     const revokeAgain = await runCli(['api-keys', 'revoke', second.api_key_id], env);

@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -9,6 +8,7 @@ import { TestApp } from '../../helpers/test-app.js';
 import { CALLBACK_PATH, newOAuth2App } from '../oauth2/linking.js';
 import { OidcServer } from '../oauth2/oidc-server.js';
 import { CONNECT_LINKS, configuredApp, createLink } from './connect.js';
+import { freePort } from '../../helpers/free-port.js';
 
 /** Debian's chromium package, never a downloaded browser; `.ci/run` installs it when missing. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -32,14 +32,6 @@ interface AxeViolation {
   impact: string | null;
   help: string;
   nodes: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -70,7 +62,8 @@ async function inspect(page: Page, name: string): Promise<void> {
 const title = (what: string) =>
   hasChromium ? what : `SKIPPED because ${CHROMIUM} is absent (install Debian's chromium package): ${what}`;
 
-describe('connect links in headless Chromium', () => {
+// Screenshots and axe audits at two widths take ~10 s per page when the 2-core machine is busy: a wider budget.
+describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   let app: TestApp;
   let oidc: OidcServer;
   let project: TestProject;

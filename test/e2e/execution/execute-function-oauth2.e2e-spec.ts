@@ -110,9 +110,10 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
     const refresh = provider.last;
     expect(refresh.method).toBe('POST');
     expect(refresh.url).toBe('/refresh');
-    expect(refresh.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(refresh.headers['content-type']).toBe('application/x-www-form-urlencoded;charset=UTF-8');
     expect(refresh.headers.accept).toBe('application/json');
-    expect(refresh.headers.authorization).toBe(`Basic ${Buffer.from('app-client:app-secret').toString('base64')}`);
+    // RFC 6749 §2.3.1: the id and secret are form-urlencoded first (openid-client encodes '-' too, as at linking).
+    expect(refresh.headers.authorization).toBe(`Basic ${Buffer.from('app%2Dclient:app%2Dsecret').toString('base64')}`);
     expect(form(refresh)).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-old' });
 
     const token = `new-at-${issued}`;
@@ -167,7 +168,7 @@ describe('POST /v1/functions/{function_name}/execute with OAuth 2.0', () => {
     );
     await s.execute();
     expect(provider.last.headers.authorization).toBe(
-      `Basic ${Buffer.from('project-client:project-secret').toString('base64')}`,
+      `Basic ${Buffer.from('project%2Dclient:project%2Dsecret').toString('base64')}`,
     );
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { version as uuidVersion } from 'uuid';
 import { ExecutionEntity } from '../../../src/execution/execution.entity.js';
 import type { FunctionEntity } from '../../../src/functions/function.entity.js';
 import { executionScenario, insertAccount, type Scenario } from '../../factories/execution.factory.js';
@@ -124,6 +125,13 @@ describe('GET /v1/executions', () => {
         mcp_token_id: null,
       },
     ]);
+    // Ids are version-7 UUIDs of the start time, so the newest-first list is in descending id order.
+    for (const row of res.body as { id: string; created_at: string }[]) {
+      expect(uuidVersion(row.id), row.id).toBe(7);
+      expect(parseInt(row.id.replace(/-/g, '').slice(0, 12), 16)).toBe(Date.parse(row.created_at));
+    }
+    const ids = (res.body as { id: string }[]).map((row) => row.id);
+    expect(ids).toEqual([...ids].sort().reverse());
     const [, , slow] = res.body;
     expect(slow.duration_ms).toBeGreaterThanOrEqual(115);
     expect(Date.parse(slow.created_at)).toBeGreaterThanOrEqual(Date.parse(startedAt));

@@ -89,7 +89,7 @@ export function describeLinkEndpoint(endpoint: LinkEndpoint): void {
         const res = await link(valid(appName));
         const row = await app.dataSource.getRepository(LinkedAccountEntity).findOneByOrFail({ id: res.body.id });
         expectNoSecrets(row.credentials);
-        expect(row.credentials).toMatch(/^v1\./);
+        expect(row.credentials).toMatch(/^v2\.[0-9a-f]{12}\./);
         expect(app.app.get(SecretBox).openJson(row.credentials)).toEqual(credentials);
         expect(row.security_scheme).toBe(scheme);
       });

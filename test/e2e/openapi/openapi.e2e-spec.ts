@@ -50,6 +50,24 @@ describe('OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('tags every operation once, with the resource its path names', () => {
+    const tagged: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(generated.paths)) {
+      for (const method of HTTP_METHODS) {
+        const operation = item[method];
+        if (!operation) {
+          continue;
+        }
+        const resource = path.split('/')[2];
+        expect(operation.tags, `${method} ${path}`).toEqual([resource]);
+        tagged.push(resource);
+      }
+    }
+    expect(new Set(tagged)).toEqual(
+      new Set(['app-configurations', 'apps', 'executions', 'functions', 'health', 'linked-accounts', 'mcp']),
+    );
+  });
+
   it('documents the 422 shape and the error body', () => {
     expect(generated.components.schemas.HTTPValidationError).toBeDefined();
     expect(generated.components.schemas.ErrorResponse.properties.error.type).toBe('string');

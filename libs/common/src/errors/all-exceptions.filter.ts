@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RequestValidationError } from '../validation/validation.error.js';
+import { DatabaseUnavailableError, isDatabaseConnectionError } from './database-unavailable.js';
 import { DomainError, MethodNotAllowedError } from './domain.error.js';
 
 interface ReplyLike {
@@ -27,6 +28,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const [status, body] = this.render(exception);
     if (exception instanceof MethodNotAllowedError) {
       reply.header('allow', exception.allow.join(', '));
+    }
+    if (exception instanceof DomainError && exception.headers) {
+      for (const [name, value] of Object.entries(exception.headers)) {
+        reply.header(name, value);
+      }
     }
     reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
   }
@@ -62,6 +68,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const framework = exception as FrameworkError;
     if (typeof framework?.statusCode === 'number' && framework.statusCode >= 400 && framework.statusCode < 500) {
       return [framework.statusCode, { error: framework.message ?? 'Bad request' }];
+    }
+    // A query that could not reach the database, wherever it was made: the client may retry (503).
+    if (isDatabaseConnectionError(exception)) {
+      return this.render(new DatabaseUnavailableError());
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return [500, { error: 'Internal server error' }];

@@ -5,6 +5,8 @@
  */
 export abstract class DomainError extends Error {
   abstract readonly status: number;
+  /** Response headers that belong to the answer (e.g. `Retry-After` on a 429). */
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(message: string) {
     super(message);

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { LazyChildLogger, REDACTED_PATHS, redactUrl } from './pino-logger.js';
+import { LogCapture } from '../../../../test/helpers/log-capture.js';
+import { createPino, LazyChildLogger, redactUrl } from './pino-logger.js';
 
 describe('log redaction', () => {
   it('replaces the values of secret query parameters and keeps the rest', () => {
@@ -12,21 +13,22 @@ describe('log redaction', () => {
     expect(redactUrl('/v1/health')).toBe('/v1/health');
   });
 
-  it('never writes API keys, authorization headers or credential fields', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const logger = pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  it('the real logger never writes API keys, authorization headers, credential fields or secret query values', () => {
+    const logs = new LogCapture();
+    const logger = createPino('trace', logs);
     logger.info({ req: { headers: { 'x-api-key': 'pb_secret', authorization: 'Bearer tok' } } }, 'request');
+    logger.info({ headers: { 'x-api-key': 'pb_other', authorization: 'Basic dXNlcjpwdw==' } }, 'upstream');
     logger.info({ body: { api_key: 'k1', password: 'p1', token: 't1', client_secret: 's1' } }, 'body');
-    const text = lines.join('');
-    for (const secret of ['pb_secret', 'Bearer tok', 'k1', 'p1', 't1', 's1']) {
+    logger.info({ tokens: { access_token: 'at1', refresh_token: 'rt1' } }, 'tokens');
+    logger.info({ req: { id: 'r1', method: 'GET', url: '/v1/linked-accounts/oauth2/callback?code=c0de&state=st4te' } });
+    expect(logs.lines()).toHaveLength(5);
+    const text = logs.lines().join('\n');
+    for (const secret of ['pb_secret', 'Bearer tok', 'pb_other', 'dXNlcjpwdw', 'k1', 'p1', 't1', 's1', 'at1', 'rt1']) {
       expect(text).not.toContain(secret);
     }
+    expect(text).not.toContain('c0de');
+    expect(text).not.toContain('st4te');
+    expect(logs.records()[2]).toMatchObject({ body: { api_key: '[redacted]', client_secret: '[redacted]' } });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
 /** Header and field names whose values are replaced by "[redacted]" in every log line. */
 export const REDACTED_PATHS = [
@@ -41,8 +41,17 @@ interface RequestLike {
   url?: string;
 }
 
-export function createPino(level: LevelWithSilent): Logger {
-  return pino({
+/**
+ * The service's logger. `destination`: where the lines go (standard output when absent); tests pass a
+ * capture to assert on what the real logger writes.
+ *
+ * Not `nestjs-pino`: it logs through `pino-http`, which makes an eager `logger.child({ req })` for
+ * every request (serialised and redacted at once, whether or not a line is written). bench/request-logger.ts
+ * at level `warn`: 11.5 µs per request for that child against 0.9 µs for LazyChildLogger below (x12.6,
+ * 2-core machine under load), on every request for lines that are never written.
+ */
+export function createPino(level: LevelWithSilent, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -54,7 +63,8 @@ export function createPino(level: LevelWithSilent): Logger {
         url: request.url === undefined ? undefined : redactUrl(request.url),
       }),
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Routes Nest's own logging (bootstrap, Logger instances) into the same pino stream. */

@@ -29,7 +29,7 @@ export class HTTPValidationError {
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'The request cannot be carried out as asked',
-  401: 'Missing, unknown or revoked API key',
+  401: 'Missing, unknown, expired or revoked API key',
   403: 'Not allowed in the current state',
   404: 'Not found in the caller project or the catalogue',
   409: 'Already exists',

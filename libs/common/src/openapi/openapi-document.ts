@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { stableJson } from '../json/stable-json.js';
 import type { InputLimits } from '../validation/input-limits.js';
 import { ErrorResponse, HTTPValidationError } from './error-responses.js';
 
@@ -28,23 +29,13 @@ export function buildOpenApiDocument(app: INestApplication, info: OpenApiInfo): 
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controller: string, method: string) => method,
+    // Tags come from @ApiTags only: the default would add the controller's name as a second tag, listing an
+    // operation of a controller without a class-level tag twice in /v1/docs.
+    autoTagControllers: false,
   });
   declareRequestLimits(document, info.limits);
-  return sortKeys(document) as OpenAPIObject;
-}
-
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    return value.map(sortKeys);
-  }
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
-    );
-  }
-  return value;
+  // Parsing keeps the sorted text's key order, so the served document and the committed file both read sorted.
+  return JSON.parse(stableJson(document)) as OpenAPIObject;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -53,6 +44,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 interface ResponseObject {
   description: string;
   content?: unknown;
+  headers?: Record<string, unknown>;
 }
 
 interface ParameterObject {
@@ -73,6 +65,29 @@ interface OperationObject {
  * input over the limits or holding U+0000 (all), 414 and
  * `maxLength` for path parameters, `maxItems` for repeated query keys, 413 for bodies.
  */
+/**
+ * Every operation that checks credentials may answer 429: the credential's request budget is spent
+ * (RATE_LIMIT_REQUESTS), or the client address has failed to authenticate too often (AUTH_FAILURE_LIMIT).
+ */
+function tooManyRequests(error: (description: string) => ResponseObject): ResponseObject {
+  const integer = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+  return {
+    ...error(
+      'Too many requests with this credential in the window, or too many failed authentications from this address',
+    ),
+    headers: {
+      'Retry-After': integer('Seconds to wait before trying again'),
+      'RateLimit-Limit': integer('Requests the credential may make per window (request budget only)'),
+      'RateLimit-Remaining': integer('Requests left in the window (request budget only)'),
+      'RateLimit-Reset': integer('Seconds until the budget is whole again (request budget only)'),
+      'RateLimit-Policy': {
+        description: 'The limit and its window in seconds, e.g. `600;w=60` (request budget only)',
+        schema: { type: 'string' },
+      },
+    },
+  };
+}
+
 function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): void {
   const error = (description: string): ResponseObject => ({
     description,
@@ -118,6 +133,11 @@ function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): v
         if (parameter.in === 'query' && schema.type === 'array') {
           schema.maxItems = Math.min((schema.maxItems as number | undefined) ?? Infinity, limits.input.maxQueryValues);
         }
+      }
+      const unauthorized = responses['401'];
+      if (unauthorized) {
+        // Answered in the shape of the operation's 401 (the MCP endpoint's JSON-RPC errors).
+        responses['429'] = { ...tooManyRequests(error), content: unauthorized.content };
       }
       if (operation.requestBody) {
         responses['413'] = error(`The body is larger than ${limits.bodyLimitBytes} bytes`);

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './app-config.js';
+
+describe('TRUST_PROXY', () => {
+  it('takes comma-separated addresses and CIDR ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).TRUST_PROXY).toBe('127.0.0.1, 10.0.0.0/8,::1');
+    expect(loadConfig({}).TRUST_PROXY).toBeUndefined();
+  });
+
+  it('refuses "trust everyone" and host names, naming the variable', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY="true" is invalid/);
+    expect(() => loadConfig({ TRUST_PROXY: 'lb.internal' })).toThrow(/TRUST_PROXY must be comma-separated IP/);
+  });
+});

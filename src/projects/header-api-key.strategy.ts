@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { LRUCache } from 'lru-cache';
+import passport from 'passport';
+import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
+import { hashBearerSecret } from '../../libs/common/src/index.js';
+import { AppConfig } from '../config/app-config.js';
+import { ApiKeyInvalidError } from './projects.errors.js';
+import { ProjectsRepository } from './projects.repository.js';
+
+export const API_KEY_HEADER = 'X-API-KEY';
+
+/** Who a request's API key belongs to: `request.user` on every secured route. */
+export interface ApiKeyPrincipal {
+  projectId: string;
+  apiKeyId: string;
+}
+
+interface CachedKey extends ApiKeyPrincipal {
+  /** When the key stops working (ms since the epoch); null for never. */
+  expiresAt: number | null;
+  /** When `last_used_at` was last known to be written (ms since the epoch); 0 for never. */
+  lastUsedAt: number;
+}
+
+const CACHE_MAX_KEYS = 10_000;
+/** `last_used_at` is written at most this often per key, so that a request costs no write. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The `X-API-KEY` header checked by passport-headerapikey; the verify callback (`validate`) keeps
+ * the keys seen recently in memory, by the key itself: a hit costs one map lookup instead of a
+ * SHA-256 and a query per request. The keys are already in this process's memory while their
+ * requests run; they are never logged or written anywhere. An entry lives API_KEY_CACHE_TTL_MS at
+ * most (less when the key expires sooner), which bounds how long a revocation made elsewhere takes
+ * to reach this instance. Unknown keys are not cached.
+ */
+@Injectable()
+export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
+  private readonly cache: LRUCache<string, CachedKey>;
+
+  constructor(
+    private readonly projects: ProjectsRepository,
+    config: AppConfig,
+  ) {
+    super({ header: API_KEY_HEADER, prefix: '' }, false);
+    this.cache = new LRUCache<string, CachedKey>({
+      max: CACHE_MAX_KEYS,
+      ttl: config.API_KEY_CACHE_TTL_MS,
+      // Concurrent requests with a key not yet cached share one lookup.
+      fetchMethod: async (apiKey, _stale, { options }) => {
+        const row = await this.projects.findActiveKeyByHash(hashBearerSecret(apiKey));
+        if (!row) {
+          return undefined;
+        }
+        const expiresAt = row.expires_at?.getTime() ?? null;
+        if (expiresAt !== null) {
+          options.ttl = Math.max(1, Math.min(config.API_KEY_CACHE_TTL_MS, expiresAt - Date.now()));
+        }
+        return {
+          projectId: row.project_id,
+          apiKeyId: row.id,
+          expiresAt,
+          lastUsedAt: row.last_used_at?.getTime() ?? 0,
+        };
+      },
+    });
+  }
+
+  /**
+   * Each app registers its strategy on an authenticator of its own rather than on the process-wide
+   * passport singleton, where several apps in one process (tests run instances side by side) would
+   * replace each other's; ApiKeyGuard hands passport the strategy itself.
+   */
+  getPassportInstance(): passport.Authenticator {
+    return new passport.Authenticator();
+  }
+
+  /** The verify callback: the key's project, or ApiKeyInvalidError for unknown, revoked and expired keys alike. */
+  async validate(apiKey: string): Promise<ApiKeyPrincipal> {
+    const key = await this.cache.fetch(apiKey);
+    const now = Date.now();
+    if (!key || (key.expiresAt !== null && key.expiresAt <= now)) {
+      throw new ApiKeyInvalidError();
+    }
+    if (now - key.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+      key.lastUsedAt = now;
+      this.projects.touchKey(key.apiKeyId, new Date(now), LAST_USED_RESOLUTION_MS).catch(() => {
+        // A lost `last_used_at` is written again by a later request; never fail a request for it.
+        key.lastUsedAt = 0;
+      });
+    }
+    return { projectId: key.projectId, apiKeyId: key.apiKeyId };
+  }
+
+  /** Forgets a revoked key at once on this instance (other instances within API_KEY_CACHE_TTL_MS). */
+  forgetKey(apiKeyId: string): void {
+    for (const [apiKey, entry] of this.cache.entries()) {
+      if (entry.apiKeyId === apiKeyId) {
+        this.cache.delete(apiKey);
+      }
+    }
+  }
+}

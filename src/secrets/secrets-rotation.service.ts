@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../../libs/common/src/index.js';
+import { type SealedColumn, SealedColumnsRepository } from './sealed-columns.repository.js';
+
+export interface RotationColumnReport {
+  column: string;
+  /** Values re-sealed under the newest key by this run. */
+  resealed: number;
+  /** Values changed by someone else between this run's read and write (left as they were). */
+  changed_concurrently: number;
+  /** Values no key of the ring opens (the row is left as it is). */
+  unreadable: number;
+  /** Values still not under the newest key when this run finished. */
+  remaining: number;
+}
+
+export interface RotationReport {
+  key_id: string;
+  columns: RotationColumnReport[];
+  resealed: number;
+  remaining: number;
+  unreadable: number;
+}
+
+/**
+ * `patchbay secrets rotate`: re-seals every stored secret under the newest key of the ring, in batches,
+ * each batch its own transaction. Resumable (values already under the newest key are skipped) and safe
+ * while the service runs: each write applies only if the value is still the one read.
+ */
+@Injectable()
+export class SecretsRotationService {
+  constructor(
+    private readonly secretBox: SecretBox,
+    private readonly repository: SealedColumnsRepository,
+  ) {}
+
+  async rotate(options: { batchSize?: number } = {}): Promise<RotationReport> {
+    const batchSize = options.batchSize ?? 100;
+    const prefix = `v2.${this.secretBox.currentKeyId}.`;
+    const columns: RotationColumnReport[] = [];
+    for (const column of this.repository.columns) {
+      columns.push(await this.rotateColumn(column, prefix, batchSize));
+    }
+    const total = (field: 'resealed' | 'remaining' | 'unreadable') =>
+      columns.reduce((sum, column) => sum + column[field], 0);
+    return {
+      key_id: this.secretBox.currentKeyId,
+      columns,
+      resealed: total('resealed'),
+      remaining: total('remaining'),
+      unreadable: total('unreadable'),
+    };
+  }
+
+  private async rotateColumn(column: SealedColumn, prefix: string, batchSize: number): Promise<RotationColumnReport> {
+    const report: RotationColumnReport = {
+      column: column.name,
+      resealed: 0,
+      changed_concurrently: 0,
+      unreadable: 0,
+      remaining: 0,
+    };
+    let after: string | undefined;
+    for (;;) {
+      const rows = await this.repository.rowsToReseal(column, prefix, after, batchSize);
+      if (rows.length === 0) {
+        break;
+      }
+      after = rows[rows.length - 1].key;
+      const updates: { key: string; from: string; to: string }[] = [];
+      for (const row of rows) {
+        try {
+          updates.push({ key: row.key, from: row.sealed, to: this.secretBox.seal(this.secretBox.open(row.sealed)) });
+        } catch {
+          report.unreadable += 1;
+        }
+      }
+      const written = await this.repository.compareAndSet(column, updates);
+      report.resealed += written;
+      report.changed_concurrently += updates.length - written;
+    }
+    report.remaining = await this.repository.countNotUnder(column, prefix);
+    return report;
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { SealedColumnsRepository } from './sealed-columns.repository.js';
+import { SecretsRotationService } from './secrets-rotation.service.js';
+
+/** The sealing key ring's maintenance: re-sealing stored secrets under the newest key. */
+@Module({
+  providers: [SealedColumnsRepository, SecretsRotationService],
+  exports: [SecretsRotationService],
+})
+export class SecretsModule {}

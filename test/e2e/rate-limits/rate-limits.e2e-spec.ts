@@ -1,0 +1,148 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TestApp } from '../../helpers/test-app.js';
+
+/** Any secured operation does: the guard answers before the controller. */
+const SECURED = '/v1/app-configurations';
+
+describe('request limits per API key', () => {
+  let app: TestApp;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
+    ({ apiKey } = await app.ctx.newProject());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('grants the burst with RateLimit headers, then answers 429 with Retry-After in the error shape', async () => {
+    const remaining: string[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 3; i += 1) {
+      const granted = await app.get(SECURED, { apiKey });
+      expect(granted.status).toBe(200);
+      expect(granted.headers.get('ratelimit-limit')).toBe('3');
+      expect(granted.headers.get('ratelimit-policy')).toBe('3;w=60');
+      remaining.push(granted.headers.get('ratelimit-remaining') ?? '');
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+
+    const refused = await app.get(SECURED, { apiKey });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: expect.stringContaining('Too many requests') });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    // One request comes back 20 s (60 / 3) after the first was granted.
+    const elapsed = Math.ceil((Date.now() - started) / 1000);
+    expect(retryAfter).toBeGreaterThanOrEqual(20 - elapsed - 1);
+    expect(retryAfter).toBeLessThanOrEqual(20);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  it('gives every key its own budget', async () => {
+    const other = await app.ctx.newProject('another');
+    expect((await app.get(SECURED, { apiKey: other.apiKey })).status).toBe(200);
+  });
+
+  it('spends the same budget on /v1/mcp', async () => {
+    const other = await app.ctx.newProject('mcp caller');
+    for (let i = 0; i < 3; i += 1) {
+      expect((await app.get(SECURED, { apiKey: other.apiKey })).status).toBe(200);
+    }
+    const mcp = await app.post(
+      '/v1/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { apiKey: other.apiKey, headers: { accept: 'application/json, text/event-stream' } },
+    );
+    expect(mcp.status).toBe(429);
+    expect(Number(mcp.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('authentication failure budget per client address', () => {
+  let app: TestApp;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '60' });
+    ({ apiKey } = await app.ctx.newProject());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers 429 once an address has spent its failures, even to a valid key', async () => {
+    expect((await app.get(SECURED, { apiKey })).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      statuses.push((await app.get(SECURED, { apiKey: `pb_wrong_${i}` })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+
+    const blocked = await app.get(SECURED, { apiKey });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toEqual({ error: expect.stringContaining('failed authentications') });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('authentication failure budget behind a trusted load balancer', () => {
+  let app: TestApp;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ AUTH_FAILURE_LIMIT: '2', AUTH_FAILURE_WINDOW_SECONDS: '60', TRUST_PROXY: '127.0.0.1' });
+    ({ apiKey } = await app.ctx.newProject());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('counts failures per forwarded client, so one client guessing keys does not lock out the others', async () => {
+    const from = (client: string, key: string) =>
+      app.get(SECURED, { apiKey: key, headers: { 'x-forwarded-for': client } });
+    const guesses = [];
+    for (let i = 0; i < 3; i += 1) {
+      guesses.push((await from('203.0.113.7', `pb_wrong_${i}`)).status);
+    }
+    expect(guesses).toEqual([401, 401, 429]);
+    expect((await from('203.0.113.7', apiKey)).status).toBe(429);
+    expect((await from('198.51.100.20', apiKey)).status).toBe(200);
+  });
+});
+
+/** Two service instances need a database server both can reach (the embedded database has one holder). */
+describe.skipIf(inject('databaseTemplate').kind !== 'server')('request limits on two instances', () => {
+  let first: TestApp;
+  let second: NestFastifyApplication;
+  let secondUrl: string;
+  const limits = { RATE_LIMIT_REQUESTS: '4', RATE_LIMIT_WINDOW_SECONDS: '60' };
+
+  beforeAll(async () => {
+    first = await TestApp.start(limits);
+    ({ app: second, url: secondUrl } = await first.startAnotherInstance('another instance', limits));
+  });
+
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('share one budget per key', async () => {
+    const { apiKey } = await first.ctx.newProject();
+    const onSecond = () => fetch(`${secondUrl}${SECURED}`, { headers: { 'x-api-key': apiKey } });
+    const statuses = [
+      (await first.get(SECURED, { apiKey })).status,
+      (await onSecond()).status,
+      (await first.get(SECURED, { apiKey })).status,
+      (await onSecond()).status,
+      (await first.get(SECURED, { apiKey })).status,
+      (await onSecond()).status,
+    ];
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+});
