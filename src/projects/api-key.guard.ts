@@ -60,8 +60,12 @@ export class ApiKeyGuard implements CanActivate {
 
   private authenticate(request: AuthenticatedRequest, reply: ReplyLike): Promise<ApiKeyPrincipal> {
     return new Promise<ApiKeyPrincipal>((resolve, reject) => {
+      // passport sets success/fail/error on the strategy object it is given, and the strategy calls
+      // them when its verify callback settles: one shared object would hand a request's outcome to
+      // whichever request came last (concurrent first uses of a key, whose lookups overlap, were
+      // never answered). Each request gets its own object, with this app's strategy as prototype.
       const authenticate = authenticator.authenticate(
-        this.strategy,
+        Object.create(this.strategy) as HeaderApiKeyStrategy,
         AUTHENTICATE_OPTIONS,
         // The verify callback's error (an unknown, revoked or expired key) comes as `error`; the
         // strategy fails without an error only when the header is absent or empty.

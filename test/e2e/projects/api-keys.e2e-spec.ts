@@ -45,6 +45,14 @@ describe('API keys: expiry, last use, listing and revocation', () => {
     expect(expired.body).toEqual({ error: expect.stringContaining('X-API-KEY') });
   });
 
+  it('answers every one of many concurrent first uses of keys, each with its own outcome', async () => {
+    // Not yet cached: each key's lookup is in flight while the other requests arrive.
+    const keys = await Promise.all([projects.createApiKey(projectId), projects.createApiKey(projectId)]);
+    const sent = Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? `pb_unknown_${i}` : keys[i % 3].api_key));
+    const statuses = await Promise.all(sent.map(async (apiKey) => (await app.get(SECURED, { apiKey })).status));
+    expect(statuses).toEqual(sent.map((apiKey) => (apiKey.startsWith('pb_unknown') ? 401 : 200)));
+  });
+
   it('refuses to create a key that has already expired', async () => {
     await expect(projects.createApiKey(projectId, new Date(Date.now() - 1_000))).rejects.toThrow(
       /is not in the future/,
