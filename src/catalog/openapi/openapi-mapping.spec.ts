@@ -5,6 +5,7 @@ import { visibleParameters } from '../../functions/visible-parameters.js';
 import { mapOpenApiDocument, OpenApiRefusal, type OpenApiMapping } from './openapi-mapping.js';
 import { MAX_FUNCTION_NAME } from './openapi-names.js';
 import { loadOpenApiDocument } from './openapi-source.js';
+import { openApiSchemaCompilations } from './openapi-validators.js';
 
 const FIXTURES = 'test/fixtures/openapi';
 
@@ -193,5 +194,22 @@ describe('OpenAPI 3.1, Swagger 2.0, relative files and refusals', () => {
     await expect(loadOpenApiDocument(`${FIXTURES}/remote-ref.json`)).rejects.toThrow(
       /references http:\/\/127\.0\.0\.1:9\/schema\.json: remote references are not fetched/,
     );
+  });
+
+  it('validates every document against one compiled OpenAPI schema per specification version', async () => {
+    const files = ['petstore-3.0.yaml', 'notes-3.1.json', 'todo-swagger-2.0.json'];
+    for (const file of files) {
+      await loadOpenApiDocument(`${FIXTURES}/${file}`);
+    }
+    // Swagger 2.0, OpenAPI 3.0 and OpenAPI 3.1 each have their schema: three compilations in all.
+    expect(openApiSchemaCompilations()).toBe(3);
+    for (const file of files) {
+      await loadOpenApiDocument(`${FIXTURES}/${file}`);
+    }
+    // The library's own error message, produced with the shared compiled schema.
+    await expect(loadOpenApiDocument(`${FIXTURES}/invalid.json`)).rejects.toThrow(
+      /is not valid OpenAPI: OpenAPI schema validation failed\.[\s\S]*required property 'version'[\s\S]*type must be object/,
+    );
+    expect(openApiSchemaCompilations()).toBe(3);
   });
 });

@@ -4,6 +4,7 @@ import { bundle, compileErrors, dereference, parse, validate, type ParserOptions
 import swagger2openapi from 'swagger2openapi';
 import { OpenApiRefusal } from './openapi-mapping.js';
 import { isNode } from './openapi-schema.js';
+import './openapi-validators.js';
 
 type Node = Record<string, unknown>;
 
