@@ -213,3 +213,53 @@ describe('OpenAPI 3.1, Swagger 2.0, relative files and refusals', () => {
     expect(openApiSchemaCompilations()).toBe(3);
   });
 });
+
+describe('server URL when the first servers entry is not absolute', () => {
+  const doc = (servers: unknown, origin?: unknown) => ({
+    openapi: '3.0.3',
+    info: { title: 'Far', version: '1', ...(origin === undefined ? {} : { 'x-origin': origin }) },
+    ...(servers === undefined ? {} : { servers }),
+    paths: { '/items': { get: { operationId: 'listItems', responses: { 200: { description: 'ok' } } } } },
+  });
+  const origin = [{ format: 'openapi', url: 'https://specs.example.com/far/openapi.json', version: '3.0' }];
+  const serverOf = (mapping: OpenApiMapping) => mapping.functions[0].protocol_data.server_url;
+
+  it('no servers: "/" resolved against the x-origin URL, with a note', () => {
+    const mapping = mapOpenApiDocument(doc(undefined, origin));
+    expect(serverOf(mapping)).toBe('https://specs.example.com');
+    expect(mapping.notes).toEqual([
+      'server "https://specs.example.com/": the missing server URL ("/") resolved against the document\'s origin https://specs.example.com/far/openapi.json',
+    ]);
+  });
+
+  it('a relative server URL is resolved against the x-origin URL (absolute path or relative to the folder)', () => {
+    expect(serverOf(mapOpenApiDocument(doc([{ url: '/api/v2' }], origin)))).toBe('https://specs.example.com/api/v2');
+    const beside = mapOpenApiDocument(doc([{ url: 'v2' }], origin));
+    expect(serverOf(beside)).toBe('https://specs.example.com/far/v2');
+    expect(beside.notes[0]).toMatch(/relative server URL "v2" resolved against the document's origin/);
+  });
+
+  it('an absolute entry listed after a relative first one is preferred to the origin, with a note', () => {
+    const mapping = mapOpenApiDocument(
+      doc([{ url: '/' }, { url: 'https://api.example.com/{v}', variables: { v: { default: 'v1' } } }], origin),
+    );
+    expect(serverOf(mapping)).toBe('https://api.example.com/v1');
+    expect(mapping.notes).toEqual(['server "https://api.example.com/v1" used: the first server URL "/" is relative']);
+  });
+
+  it('--server wins; without a usable origin the document is still refused naming --server', () => {
+    expect(serverOf(mapOpenApiDocument(doc([{ url: '/' }], origin), { server: 'http://127.0.0.1:1/x' }))).toBe(
+      'http://127.0.0.1:1/x',
+    );
+    expect(() => mapOpenApiDocument(doc([{ url: '/v1' }]))).toThrow(
+      'the server URL "/v1" is not an absolute http(s) URL: give one with --server',
+    );
+    expect(() => mapOpenApiDocument(doc(undefined, [{ url: 'file:///specs/far.json' }]))).toThrow(
+      'the document names no server URL: give one with --server',
+    );
+    // A variable without a default cannot be resolved anywhere.
+    expect(() => mapOpenApiDocument(doc([{ url: '/{tenant}/api' }], origin))).toThrow(
+      /"\/\{tenant\}\/api" is not an absolute/,
+    );
+  });
+});
