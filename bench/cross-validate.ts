@@ -35,6 +35,7 @@ import {
   SearchEngine,
 } from '../src/search/search-engine.js';
 import { WordNet } from '../src/search/wordnet.js';
+import { NO_NEIGHBOURS, type NeighbourOptions } from '../src/search/word-neighbours.js';
 import { type EvalLine, readJsonl, SHARED } from './support.js';
 
 export const FOLDS = 5;
@@ -44,6 +45,14 @@ export interface Setting {
   mode: RankingMode;
   embedding: SemanticEmbeddingOptions;
   vectorWeight: number;
+  /** Query expansion by word-vector neighbours; absent: none. */
+  neighbours?: NeighbourOptions;
+  /** Absent: score fusion. */
+  fusion?: 'score' | 'rrf';
+  /** Share of an app's vector similarity its functions get; absent: 0. */
+  appVectorContext?: number;
+  /** BM25F's IDF raised to this power; absent: 1. */
+  idfExponent?: number;
 }
 
 export interface Figures {
@@ -163,14 +172,20 @@ export async function createEvaluator(): Promise<Evaluator> {
         functionFields: {
           ...DEFAULT_ENGINE_OPTIONS.functionFields,
           weights: { ...DEFAULT_ENGINE_OPTIONS.functionFields.weights, ...fields },
+          idfExponent: setting.idfExponent,
         },
         appFields: {
           ...DEFAULT_ENGINE_OPTIONS.appFields,
           weights: { ...DEFAULT_ENGINE_OPTIONS.appFields.weights, ...fields },
+          idfExponent: setting.idfExponent,
         },
         vectorWeight: setting.vectorWeight,
+        fusion: setting.fusion ?? 'score',
+        appVectorContext: setting.appVectorContext ?? 0,
         minSimilarity: 0.12,
+        neighbours: setting.neighbours ?? NO_NEIGHBOURS,
         wordnet,
+        wordVectors: vectors,
       };
       const engine = SearchEngine.fromItems(
         catalogue.apps.map((app, i) => ({
@@ -300,17 +315,98 @@ export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
   }
   const hybrid: Setting[] = [];
   const vector: Setting[] = [];
+  const tagOf = (embedding: SemanticEmbeddingOptions) =>
+    `share ${embedding.semanticShare}, pc ${embedding.removeComponents}, a ${embedding.sifA}`;
   for (const embedding of embeddings) {
-    const tag = `share ${embedding.semanticShare}, pc ${embedding.removeComponents}, a ${embedding.sifA}`;
+    const tag = tagOf(embedding);
     vector.push({ label: tag, mode: 'vector', embedding, vectorWeight: 1 });
     for (const vectorWeight of [0.1, 0.25, 0.4, 0.6, 0.8, 1]) {
       hybrid.push({ label: `${tag}, vector weight ${vectorWeight}`, mode: 'hybrid', embedding, vectorWeight });
     }
   }
+  // The candidates of issue 14, crossed with the sentence-vector settings that did best above (the
+  // whole product would take an hour): reciprocal rank fusion instead of score fusion, IDF raised to
+  // a power (generic words weaker or stronger), the app's vector similarity flowing to its functions,
+  // and query expansion by word-vector neighbours. They join the hybrid family, so the folds choose among all.
+  const neighbourGrid: NeighbourOptions[] = [];
+  if (hasWordVectors) {
+    for (const count of [2, 8]) {
+      for (const weight of [0.2, 0.35]) {
+        for (const minSimilarity of [0.55, 0.65]) {
+          neighbourGrid.push({ count, weight, minSimilarity });
+        }
+      }
+    }
+  }
+  const neighbourTag = (n: NeighbourOptions) => `neighbours ${n.count} × ${n.weight} ≥ ${n.minSimilarity}`;
+  const strong = embeddings.filter(
+    (e) => !hasWordVectors || ([0.5, 0.75].includes(e.semanticShare) && e.removeComponents === 2 && e.sifA <= 1e-3),
+  );
+  for (const embedding of strong) {
+    for (const vectorWeight of [0.25, 0.5, 1, 2]) {
+      hybrid.push({
+        label: `${tagOf(embedding)}, rrf, vector weight ${vectorWeight}`,
+        mode: 'hybrid',
+        embedding,
+        vectorWeight,
+        fusion: 'rrf',
+      });
+    }
+    for (const idfExponent of [0.75, 1.25, 1.5]) {
+      for (const vectorWeight of [0.25, 0.4]) {
+        hybrid.push({
+          label: `${tagOf(embedding)}, vector weight ${vectorWeight}, idf^${idfExponent}`,
+          mode: 'hybrid',
+          embedding,
+          vectorWeight,
+          idfExponent,
+        });
+      }
+    }
+    for (const appVectorContext of [0.25, 0.5]) {
+      for (const vectorWeight of [0.25, 0.4]) {
+        hybrid.push({
+          label: `${tagOf(embedding)}, vector weight ${vectorWeight}, app vector context ${appVectorContext}`,
+          mode: 'hybrid',
+          embedding,
+          vectorWeight,
+          appVectorContext,
+        });
+      }
+    }
+    for (const neighbours of neighbourGrid) {
+      for (const vectorWeight of [0.25, 0.4]) {
+        hybrid.push({
+          label: `${tagOf(embedding)}, vector weight ${vectorWeight}, ${neighbourTag(neighbours)}`,
+          mode: 'hybrid',
+          embedding,
+          vectorWeight,
+          neighbours,
+        });
+      }
+    }
+  }
   const fixed = (mode: RankingMode): Setting[] => [
     { label: mode, mode, embedding: SEMANTIC_EMBEDDING_DEFAULTS, vectorWeight: 0 },
   ];
-  return { hybrid, lexical: fixed('lexical'), bm25: fixed('bm25'), vector };
+  const families: Record<string, Setting[]> = { hybrid, lexical: fixed('lexical'), bm25: fixed('bm25'), vector };
+  if (hasWordVectors) {
+    families['lexical + neighbours'] = [
+      ...fixed('lexical'),
+      ...[2, 4, 8].flatMap((count) =>
+        [0.2, 0.35, 0.5].flatMap((weight) =>
+          [0.45, 0.55, 0.65].map((minSimilarity): Setting => ({
+            label: `lexical, ${neighbourTag({ count, weight, minSimilarity })}`,
+            mode: 'lexical',
+            embedding: SEMANTIC_EMBEDDING_DEFAULTS,
+            vectorWeight: 0,
+            neighbours: { count, weight, minSimilarity },
+          })),
+        ),
+      ),
+    ];
+  }
+  return families;
 }
 
 const describe = (s: Setting) => s.label;

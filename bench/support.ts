@@ -10,8 +10,8 @@ const run = promisify(execFile);
 /** The repository root (this file runs from dist/bench/). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-/** The shared data beside the repository: the ACI catalogue and the eval sets. */
-export const SHARED = resolve(ROOT, '..', 'shared');
+/** The shared data beside the repository (or PATCHBAY_SHARED, for a worktree elsewhere): the ACI catalogue and the eval sets. */
+export const SHARED = resolve(process.env.PATCHBAY_SHARED ?? join(ROOT, '..', 'shared'));
 
 /** Environment of every child: a fixed key (so runs can reuse a data folder) and quiet logs. */
 export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

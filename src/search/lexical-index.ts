@@ -84,6 +84,8 @@ export interface Bm25fParams {
   weights: Record<string, number>;
   /** Length normalisation of each field (0: none, 1: full). */
   b: Record<string, number>;
+  /** IDF raised to this power (default 1); above 1, common words ("get", "list", "data") count less still. */
+  idfExponent?: number;
 }
 
 /** A weighted query term: expansions (synonyms, corrected typos) weigh less than the words typed. */
@@ -283,12 +285,13 @@ export class LexicalIndex {
   score(query: readonly QueryTerm[], scores: Float32Array, allowed?: Uint8Array): number[] {
     const touched: number[] = [];
     const k1 = this.params.k1;
+    const exponent = this.params.idfExponent ?? 1;
     const { docs, tf } = this;
     for (const { term, weight } of query) {
       if (!this.has(term)) {
         continue;
       }
-      const idf = this.idf(term) * weight;
+      const idf = (exponent === 1 ? this.idf(term) : Math.pow(this.idf(term), exponent)) * weight;
       const end = this.offsets[term + 1];
       for (let i = this.offsets[term]; i < end; i++) {
         const doc = docs[i];

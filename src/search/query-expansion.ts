@@ -2,6 +2,7 @@ import type { QueryTerm } from './lexical-index.js';
 import { stem, tokens } from './text-analysis.js';
 import { lowerBound } from './sorted.js';
 import type { WordNet } from './wordnet.js';
+import type { NeighbourOptions, WordNeighbours } from './word-neighbours.js';
 
 /** How much an expansion counts next to a word the user typed. */
 export interface ExpansionWeights {
@@ -132,8 +133,8 @@ export interface Vocabulary {
 
 /**
  * The weighted terms of an intent: its own stems, glued pairs of adjacent words the index knows,
- * corrections of words it does not know, and WordNet synonyms that occur in the catalogue. A term
- * reached several ways keeps its highest weight.
+ * corrections of words it does not know, WordNet synonyms that occur in the catalogue and, with word
+ * vectors, the index terms nearest to each word. A term reached several ways keeps its highest weight.
  */
 export function expandQuery(
   intent: string,
@@ -141,6 +142,7 @@ export function expandQuery(
   spelling: SpellingIndex | undefined,
   wordnet: WordNet | undefined,
   weights: ExpansionWeights = DEFAULT_EXPANSION,
+  neighbours?: { index: WordNeighbours; options: NeighbourOptions },
 ): QueryTerm[] {
   const terms = new Map<number, number>();
   const add = (term: string, weight: number) => {
@@ -168,6 +170,12 @@ export function expandQuery(
     if (wordnet && weights.synonym > 0 && !/\d/.test(token.word)) {
       for (const related of wordnet.synonyms(token.word)) {
         add(stem(related.word), weights.synonym * related.weight);
+      }
+    }
+    if (neighbours && neighbours.options.weight > 0 && !/\d/.test(token.word)) {
+      const { count, minSimilarity, weight } = neighbours.options;
+      for (const near of neighbours.index.of(token.word, token.stem, count, minSimilarity)) {
+        add(near.term, weight * near.similarity);
       }
     }
   }

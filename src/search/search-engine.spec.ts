@@ -97,3 +97,52 @@ describe('SearchEngine (lexical side, without vectors)', () => {
     expect(SearchEngine.hasTerms('send mail')).toBe(true);
   });
 });
+
+describe('SearchEngine (fusion alternatives measured by bench/cross-validate.ts)', () => {
+  // Two-dimensional embeddings: the intent's vector [1, 0] is nearest to FILER__DELETE_FILE, then
+  // FILER__LIST_FOLDERS; the MAILER app (not its functions) points the same way.
+  const functionVectors: Record<string, number[]> = {
+    FILER__DELETE_FILE: [1, 0],
+    FILER__LIST_FOLDERS: [0.9, 0.436],
+    FILER__UPLOAD_FILE: [0, 1],
+    MAILER__SEND_EMAIL: [-1, 0],
+    MAILER__TRASH_MESSAGE: [-1, 0],
+  };
+  const appVectors: Record<string, number[]> = { MAILER: [1, 0], FILER: [-1, 0] };
+  const build = (options: Partial<typeof DEFAULT_ENGINE_OPTIONS>) =>
+    SearchEngine.fromItems(
+      [mail, files].map((app) => ({
+        name: app.name,
+        description: app.description,
+        categories: app.categories,
+        visible: true,
+        terms: pack(analyseFields(appDocument(app, []).fields)),
+        embedding: Float32Array.from(appVectors[app.name]),
+      })),
+      fns.map((fn) => ({
+        name: fn.name,
+        app_name: fn.app.name,
+        description: fn.description,
+        visible: true,
+        terms: pack(analyseFields(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).fields)),
+        embedding: Float32Array.from(functionVectors[fn.name]),
+      })),
+      dictionary,
+      { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0.1, ...options },
+    );
+  const vector = Float32Array.from([1, 0]);
+
+  it('reciprocal rank fusion puts first what both rankings place high; without the vector side it is the lexical order', () => {
+    const hybrid = request('upload a file', { mode: 'hybrid', vector });
+    expect(names(build({ fusion: 'rrf', vectorWeight: 1 }).rankFunctions(hybrid, {}))[0]).toBe('FILER__DELETE_FILE');
+    expect(names(build({ fusion: 'rrf', vectorWeight: 0 }).rankFunctions(hybrid, {}))[0]).toBe('FILER__UPLOAD_FILE');
+  });
+
+  it("gives functions a share of their app's vector similarity when asked to", () => {
+    const query = request('zzz', { mode: 'vector', vector });
+    const without = names(build({}).rankFunctions(query, {}));
+    expect(without.slice(0, 2)).toEqual(['FILER__DELETE_FILE', 'FILER__LIST_FOLDERS']);
+    const lifted = names(build({ appVectorContext: 2 }).rankFunctions(query, {}));
+    expect(lifted.slice(0, 2).sort()).toEqual(['MAILER__SEND_EMAIL', 'MAILER__TRASH_MESSAGE']);
+  });
+});

@@ -14,6 +14,8 @@ import { expandQuery, SpellingIndex } from './query-expansion.js';
 import { stems } from './text-analysis.js';
 import { EmbeddingTable, topByScore, VectorIndex } from './vector-index.js';
 import type { WordNet } from './wordnet.js';
+import type { WordVectors } from './embeddings/word-vectors.js';
+import { NO_NEIGHBOURS, type NeighbourOptions, WordNeighbours } from './word-neighbours.js';
 import { enablesFunction, type FunctionEnablement } from '../app-configurations/runnable.js';
 
 /**
@@ -102,16 +104,29 @@ export interface EngineOptions {
   appContext: number;
   /** Weight of the normalised vector similarity next to the normalised lexical score. */
   vectorWeight: number;
+  /**
+   * `score`: the two scores, each divided by its best, added (the vector side times `vectorWeight`);
+   * `rrf`: reciprocal rank fusion, 1 / (60 + rank) per side (the vector side times `vectorWeight`).
+   */
+  fusion: 'score' | 'rrf';
+  /**
+   * Share of an app's vector similarity (above the floor) added to each of its functions' own: the
+   * app as context on the vector side, as `appContext` is on the lexical side. 0: none.
+   */
+  appVectorContext: number;
   /** Documents taken from the vector side: the most similar ones. */
   vectorCandidates: number;
   /** Similarity under which the vector side ignores a document. */
   minSimilarity: number;
   /** Up to this many allowed documents, every similarity is computed; above, an approximate search picks candidates. */
   exactVectorLimit: number;
+  /** Query expansion by word-vector neighbours (needs `wordVectors`). */
+  neighbours: NeighbourOptions;
   wordnet?: WordNet;
+  wordVectors?: WordVectors;
 }
 
-export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'wordnet'> = {
+export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'wordnet' | 'wordVectors'> = {
   functionFields: {
     k1: 1.2,
     weights: { name: 3, app: 2, tags: 1.5, description: 1, params: 0.3, context: 0.3 },
@@ -124,8 +139,11 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'word
   },
   appContext: 0.4,
   vectorWeight: 0.25,
+  fusion: 'score',
+  appVectorContext: 0,
   vectorCandidates: 100,
   exactVectorLimit: 3000,
+  neighbours: NO_NEIGHBOURS,
 };
 
 /** Candidates the approximate vector search and the lexical side each bring, above the exact limit. */
@@ -139,6 +157,12 @@ const RANKED_MATCHES = 1000;
 
 /** Apps scoring below this share of the best app's score give their functions no context score. */
 const APP_CONTEXT_CUTOFF = 0.1;
+
+/** The rank constant of reciprocal rank fusion (Cormack et al. 2009). */
+const RRF_K = 60;
+
+/** Apps, most similar first, whose vector similarity flows to their functions (`appVectorContext`). */
+const APP_VECTOR_CONTEXT_APPS = 3;
 
 /** Plain BM25: every field as one, no weights, the words as typed. */
 const PLAIN_BM25: Bm25fParams = { k1: 1.2, weights: { all: 1 }, b: { all: 0.75 } };
@@ -196,6 +220,7 @@ export class SearchEngine {
   private readonly functionIndex: LexicalIndex;
   private plainIndexes?: { apps: LexicalIndex; functions: LexicalIndex };
   private spelling?: SpellingIndex;
+  private neighbours?: WordNeighbours;
   private vectorIndexes?: { apps: VectorIndex; functions: VectorIndex };
 
   constructor(
@@ -330,17 +355,29 @@ export class SearchEngine {
         .filter((term): term is number => term !== undefined)
         .map((term) => ({ term, weight: 1 }));
     }
-    if (!this.spelling) {
+    const { neighbours: neighbourOptions, wordVectors } = this.options;
+    const useNeighbours = wordVectors !== undefined && neighbourOptions.weight > 0 && neighbourOptions.count > 0;
+    if (!this.spelling || (useNeighbours && !this.neighbours)) {
       const terms: string[] = [];
       for (let id = 0; id < this.dictionary.size; id++) {
         if (indexed(id) !== undefined) {
           terms.push(this.dictionary.term(id));
         }
       }
-      this.spelling = new SpellingIndex(terms);
+      this.spelling ??= new SpellingIndex(terms);
+      if (useNeighbours) {
+        this.neighbours ??= new WordNeighbours(wordVectors, terms);
+      }
     }
     const vocabulary = { id: (term: string) => indexed(this.dictionary.id(term)) };
-    return expandQuery(intent, vocabulary, this.spelling, this.options.wordnet);
+    return expandQuery(
+      intent,
+      vocabulary,
+      this.spelling,
+      this.options.wordnet,
+      undefined,
+      this.neighbours && { index: this.neighbours, options: neighbourOptions },
+    );
   }
 
   private plain(): { apps: LexicalIndex; functions: LexicalIndex } {
@@ -401,7 +438,43 @@ export class SearchEngine {
       }
     }
     const candidates = this.vectorCandidates('functions', request.vector, allowed, lexical);
-    return this.fuse(lexical, this.similarities(candidates, this.functions, request.vector), n);
+    const similarity = this.similarities(candidates, this.functions, request.vector);
+    return this.fuse(lexical, this.withAppSimilarity(similarity, request.vector, allowed), n);
+  }
+
+  /** The functions' similarities with a share of their apps' added (the most similar apps only), sorted. */
+  private withAppSimilarity(
+    similarity: Map<number, number>,
+    vector: Float32Array | undefined,
+    allowed: Uint8Array,
+  ): Map<number, number> {
+    const share = this.options.appVectorContext;
+    if (share <= 0 || !vector) {
+      return similarity;
+    }
+    const floor = this.options.minSimilarity;
+    const allowedApps = new Uint8Array(this.appCount);
+    for (let id = 0; id < allowed.length; id++) {
+      if (allowed[id] && this.functionApp[id] >= 0) {
+        allowedApps[this.functionApp[id]] = 1;
+      }
+    }
+    const apps = this.exactSimilarities(this.vectorCandidates('apps', vector, allowedApps), this.apps.vectors, vector)
+      .filter(([, value]) => value > floor)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, APP_VECTOR_CONTEXT_APPS);
+    if (apps.length === 0) {
+      return similarity;
+    }
+    const out = new Map(similarity);
+    for (const [appId, value] of apps) {
+      for (const id of this.functionsOfApp(appId)) {
+        if (allowed[id]) {
+          out.set(id, (out.get(id) ?? floor) + share * (value - floor));
+        }
+      }
+    }
+    return new Map([...out].sort((a, b) => b[1] - a[1] || a[0] - b[0]));
   }
 
   private scoreApps(request: RankRequest, allowed: Uint8Array): Scores {
@@ -546,6 +619,9 @@ export class SearchEngine {
    * query words nor the embedding model's similarity range decides the balance.
    */
   private fuse(lexical: Scores | undefined, similarity: Map<number, number>, n: number): Scores {
+    if (lexical && this.options.fusion === 'rrf') {
+      return this.fuseRanks(lexical, similarity, n);
+    }
     const values = new Float32Array(n);
     const ids: number[] = [];
     if (lexical) {
@@ -574,6 +650,26 @@ export class SearchEngine {
           values[id] += add;
         }
       }
+    }
+    return { values, ids };
+  }
+
+  /** Reciprocal rank fusion of the lexical ranking and the vector ranking (above the similarity floor). */
+  private fuseRanks(lexical: Scores, similarity: Map<number, number>, n: number): Scores {
+    const values = new Float32Array(n);
+    const ids: number[] = [];
+    const add = (id: number, value: number) => {
+      if (values[id] === 0) {
+        ids.push(id);
+      }
+      values[id] += value;
+    };
+    const byLexical = [...lexical.ids].sort((a, b) => lexical.values[b] - lexical.values[a] || a - b);
+    byLexical.forEach((id, rank) => add(id, 1 / (RRF_K + rank + 1)));
+    // `similarity` is sorted, most similar first.
+    let rank = 0;
+    for (const id of similarity.keys()) {
+      add(id, this.options.vectorWeight / (RRF_K + ++rank));
     }
     return { values, ids };
   }
