@@ -10,11 +10,14 @@ import {
   type TransactionRollbackEvent,
 } from 'typeorm';
 import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppSecrets } from '../apps/app.entity.js';
 import { AppConfig } from '../config/app-config.js';
+import { FunctionsRepository, type FunctionWithApp } from '../functions/functions.repository.js';
 import type { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
-import { ExecutionRepository, type FunctionWithApp } from './execution.repository.js';
+import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
+import { ExecutionRepository } from './execution.repository.js';
 
 /** The tables the hot path caches rows of; the same list has change-counting triggers. */
 export type CachedTable = 'apps' | 'functions' | 'app_configurations' | 'linked_accounts';
@@ -84,8 +87,8 @@ export interface ConfigurationView {
 
 export interface AccountView {
   row: LinkedAccountEntity;
-  /** Opened (decrypted) credentials, filled on first use. */
-  opened?: Record<string, unknown>;
+  /** Opened (decrypted) credentials, of the shape of the account's scheme, filled on first use. */
+  opened?: object;
 }
 
 /**
@@ -113,6 +116,9 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly repository: ExecutionRepository,
+    private readonly functionRows: FunctionsRepository,
+    private readonly configurationRows: AppConfigurationsRepository,
+    private readonly accountRows: LinkedAccountsRepository,
     private readonly config: AppConfig,
   ) {
     dataSource.subscribers.push(this);
@@ -146,21 +152,21 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
 
   function(name: string): Promise<FunctionView | null> {
     return loadRow(this.functions, name, async () => {
-      const fn = await this.repository.findRunnableFunction(name);
+      const fn = await this.functionRows.findVisibleWithApp(name);
       return fn ? { fn } : null;
     });
   }
 
   configuration(projectId: string, appName: string): Promise<ConfigurationView | null> {
     return loadRow(this.configurations, `${projectId}\u0000${appName}`, async () => {
-      const row = await this.repository.findConfiguration(projectId, appName);
+      const row = await this.configurationRows.findForProject(projectId, appName);
       return row ? { row } : null;
     });
   }
 
   account(projectId: string, appName: string, ownerId: string): Promise<AccountView | null> {
     return loadRow(this.accounts, `${projectId}\u0000${appName}\u0000${ownerId}`, async () => {
-      const row = await this.repository.findLinkedAccount(projectId, appName, ownerId);
+      const row = await this.accountRows.findByOwner(projectId, appName, ownerId);
       return row ? { row } : null;
     });
   }

@@ -6,7 +6,7 @@ import { AppsRepository } from '../apps/apps.repository.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
-import type { OAuth2Credentials } from '../execution/credentials.js';
+import type { LinkedAccountCredentials, OAuth2Credentials } from './credentials.js';
 import type { LinkedAccountEntity } from './linked-account.entity.js';
 import type {
   LinkedAccountAPIKeyCreate,
@@ -23,10 +23,6 @@ import {
   SecuritySchemeMismatchError,
 } from './linked-accounts.errors.js';
 import { LinkedAccountsRepository } from './linked-accounts.repository.js';
-
-/** Sealed JSON in `linked_accounts.credentials`, by scheme. */
-export type LinkedAccountCredentials =
-  Record<string, never> | { api_key: string } | { username: string; password: string } | { token: string };
 
 @Injectable()
 export class LinkedAccountsService {

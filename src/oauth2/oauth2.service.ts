@@ -5,10 +5,11 @@ import { AppConfigurationNotFoundError } from '../app-configurations/app-configu
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
+import type { OAuth2Settings } from '../apps/security-scheme.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
 import { AppConfig } from '../config/app-config.js';
-import type { OAuth2Credentials, OAuth2Settings } from '../execution/credentials.js';
+import type { OAuth2Credentials } from '../linked-accounts/credentials.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
 import { SecuritySchemeMismatchError } from '../linked-accounts/linked-accounts.errors.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
@@ -37,7 +38,6 @@ const EXPIRED_KEPT_MS = 24 * 60 * 60 * 1000;
 export const CALLBACK_PATH = '/v1/linked-accounts/oauth2/callback';
 
 /** The scheme's settings as the catalogue stores them, plus the options only linking reads. */
-type StoredOAuth2Settings = Partial<OAuth2Settings> & { authorize_params?: Record<string, string> };
 
 interface ResolvedClient {
   app: AppEntity;
@@ -176,7 +176,7 @@ export class OAuth2Service {
     if (configuration.security_scheme !== 'oauth2') {
       throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, 'oauth2');
     }
-    const scheme = app.security_schemes.oauth2 as StoredOAuth2Settings | undefined;
+    const scheme: Partial<OAuth2Settings> | undefined = app.security_schemes.oauth2;
     if (!scheme) {
       throw new OAuth2SchemeMissingError(app.name);
     }
