@@ -5,6 +5,7 @@ import { ExecutionFailure } from './execution.errors.js';
 import type { AccountView } from './execution-cache.js';
 import { AuthorizationServer, type TokenEndpointClient } from '../oauth2/authorization-server.js';
 import { AppConfig } from '../config/app-config.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 import { StoredSecrets } from './stored-secrets.js';
 
 /** Refresh when the access token expires within this many seconds. */
@@ -43,6 +44,7 @@ export class OAuth2Tokens {
     private readonly secrets: StoredSecrets,
     private readonly server: AuthorizationServer,
     private readonly config: AppConfig,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   /** The account's tokens, refreshed first when the access token is about to expire. */
@@ -58,7 +60,7 @@ export class OAuth2Tokens {
     const id = account.row.id;
     let running = this.inflight.get(id);
     if (!running) {
-      const started = this.refreshUnderLock(id, client(), relinkMessage).finally(() => {
+      const started = this.refreshUnderLock(id, account.row.project_id, client(), relinkMessage).finally(() => {
         if (this.inflight.get(id) === started) {
           this.inflight.delete(id);
         }
@@ -69,8 +71,13 @@ export class OAuth2Tokens {
     return running;
   }
 
-  private async refreshUnderLock(id: string, client: OAuth2Client, relinkMessage: string): Promise<OAuth2Credentials> {
-    const { value: result } = await this.accounts.withLockedAccount<OAuth2Credentials | ExecutionFailure>(
+  private async refreshUnderLock(
+    id: string,
+    projectId: string,
+    client: OAuth2Client,
+    relinkMessage: string,
+  ): Promise<OAuth2Credentials> {
+    const { value: result, written } = await this.accounts.withLockedAccount<OAuth2Credentials | ExecutionFailure>(
       id,
       async (row) => {
         if (!row) {
@@ -110,6 +117,10 @@ export class OAuth2Tokens {
         }
       },
     );
+    if (written) {
+      // Committed: the cached account (here and on other instances) still holds the old tokens or flag.
+      await this.changes.publish('linked_accounts', projectId);
+    }
     if (result instanceof ExecutionFailure) {
       throw result;
     }
