@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import base, { DATABASE_SETUP } from './vitest.config.js';
+
+// The tier's own files, with the database set-up, instead of the default tiers (projects).
+const { projects: _tiers, ...shared } = base.test ?? {};
 
 /**
  * The faults tier (`npm run test:faults`): real `patchbay serve` processes stopped, killed and cut off
@@ -8,7 +11,8 @@ import base from './vitest.config.js';
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...shared,
+    globalSetup: DATABASE_SETUP,
     include: ['test/faults/**/*.faults-spec.ts'],
     fileParallelism: false,
     testTimeout: 180_000,

@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import base, { DATABASE_SETUP } from './vitest.config.js';
+
+// The tier's own files, with the database set-up, instead of the default tiers (projects).
+const { projects: _tiers, ...shared } = base.test ?? {};
 
 /** The fuzz tier (`npm run test:fuzz`): property-based requests against the running service. */
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: ['test/fuzz/**/*.fuzz.ts'], testTimeout: 600_000 },
+  test: { ...shared, globalSetup: DATABASE_SETUP, include: ['test/fuzz/**/*.fuzz.ts'], testTimeout: 600_000 },
 });

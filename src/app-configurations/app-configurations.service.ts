@@ -153,6 +153,7 @@ export class AppConfigurationsService {
       throw new AppConfigurationNotFoundError(appName);
     }
     await this.changes.publish('app_configurations', projectId);
+    await this.changes.publish('linked_accounts', projectId);
     return { app_name: appName, deleted_linked_accounts: deleted };
   }
 

@@ -1,14 +1,13 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { SecurityScheme } from './security-scheme.js';
+import type { DefaultCredentialsByScheme, SchemeSettingsByScheme } from './security-scheme.js';
 
 /** Scheme settings as stored: the OAuth 2.0 client secret is kept apart, sealed, in `secrets`. */
-export type StoredSecuritySchemes = { [scheme in SecurityScheme]?: SchemeSettings };
-export type SchemeSettings = Record<string, unknown>;
+export type StoredSecuritySchemes = Partial<SchemeSettingsByScheme>;
 
 /** Sealed (AES-256-GCM) JSON of an app's secrets. */
 export interface AppSecrets {
   oauth2_client_secret?: string;
-  default_security_credentials_by_scheme?: Record<string, unknown>;
+  default_security_credentials_by_scheme?: DefaultCredentialsByScheme;
 }
 
 @Entity('apps')

@@ -59,7 +59,7 @@ export class CatalogRepository {
           .createQueryBuilder()
           .insert()
           .into(AppEntity)
-          .values(apps.slice(i, i + CHUNK) as QueryDeepPartialEntity<AppEntity>[])
+          .values(apps.slice(i, i + CHUNK))
           .orUpdate(
             [
               'display_name',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../libs/common/src/index.js';
-import type { AppEntity, AppSecrets, StoredSecuritySchemes } from '../apps/app.entity.js';
+import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import type { FunctionEntity } from '../functions/function.entity.js';
 import { appFolders, type CatalogProblem, loadAppFolders, type LoadedApp } from './catalog-files.js';
@@ -165,14 +165,14 @@ export class CatalogService {
   /** The OAuth 2.0 client secret and default credentials are sealed; the rest is stored as given. */
   private toAppRow(loaded: LoadedApp): Partial<AppEntity> {
     const { app } = loaded;
-    const schemes: StoredSecuritySchemes = {};
+    const schemes: Record<string, object> = {};
     const secrets: AppSecrets = {};
     for (const [scheme, settings] of Object.entries(app.security_schemes)) {
       const { client_secret, ...rest } = settings as { client_secret?: string | null };
       if (typeof client_secret === 'string') {
         secrets.oauth2_client_secret = client_secret;
       }
-      schemes[scheme as keyof StoredSecuritySchemes] = rest;
+      schemes[scheme] = rest;
     }
     if (Object.keys(app.default_security_credentials_by_scheme).length > 0) {
       secrets.default_security_credentials_by_scheme = app.default_security_credentials_by_scheme;
@@ -187,6 +187,7 @@ export class CatalogService {
       categories: app.categories,
       visibility: app.visibility,
       active: app.active,
+      // The catalogue's JSON Schema (catalog.schemas.ts) checked each scheme's settings when the file was loaded.
       security_schemes: schemes,
       secrets: Object.keys(secrets).length > 0 ? this.secretBox.sealJson(secrets) : null,
       content_hash: loaded.appHash,

@@ -4,7 +4,7 @@ import { DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { AppConfig } from '../config/app-config.js';
-import type { LinkedAccountCredentials } from '../linked-accounts/linked-accounts.service.js';
+import type { LinkedAccountCredentials } from '../linked-accounts/credentials.js';
 import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { OAuth2Service } from '../oauth2/oauth2.service.js';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
@@ -5,20 +6,23 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 
 /** What changed; a listener learns the topic and the project (undefined: any project may be affected). */
-export type ChangeTopic = 'app_configurations' | 'functions';
+export type ChangeTopic = 'app_configurations' | 'functions' | 'linked_accounts';
 export type ChangeListener = (projectId: string | undefined) => void;
 
-/** The PostgreSQL channel every instance listens on; payload `<topic>:<project id or empty>`. */
+/** The PostgreSQL channel every instance listens on; payload `<sender>:<topic>:<project id or empty>`. */
 export const CHANGE_CHANNEL = 'patchbay_changes';
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 30_000;
 
 /**
- * Tells every instance that something changed, after the change is committed: on a PostgreSQL
- * server through NOTIFY on CHANGE_CHANNEL, received by one dedicated LISTEN connection per
- * instance (opened at the first subscription, reopened when it drops); on the embedded database,
- * which one process holds, in-process. Delivery is best effort: after a dropped connection every
- * listener is told that anything may have changed, since notifications sent meanwhile are lost.
+ * Tells every instance that something changed, after the change is committed: this instance's
+ * listeners at once, in-process (so a request sees its own write in the next one); on a PostgreSQL
+ * server the other instances through NOTIFY on CHANGE_CHANNEL, received by one dedicated LISTEN
+ * connection per instance (opened at the first subscription, reopened when it drops). The embedded
+ * database is held by one process, so in-process is everything there. Delivery to other instances
+ * is best effort: a failed NOTIFY is logged, not thrown (the write is committed), and after a dropped
+ * connection every listener is told that anything may have changed, since notifications sent
+ * meanwhile are lost. The execution cache's change counters bound what is lost either way.
  */
 @Injectable()
 export class ChangeNotifications implements OnApplicationShutdown {
@@ -29,6 +33,8 @@ export class ChangeNotifications implements OnApplicationShutdown {
   private reconnectTimer?: NodeJS.Timeout;
   private failures = 0;
   private closed = false;
+  /** Tells this instance's own notifications, already delivered in-process, from other instances'. */
+  private readonly sender = randomUUID();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -37,11 +43,18 @@ export class ChangeNotifications implements OnApplicationShutdown {
 
   /** Announces a committed change (of one project, or of every project when none is given). */
   async publish(topic: ChangeTopic, projectId?: string): Promise<void> {
+    this.deliver(topic, projectId);
     if (this.config.embedded) {
-      this.deliver(topic, projectId);
       return;
     }
-    await this.dataSource.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, `${topic}:${projectId ?? ''}`]);
+    try {
+      await this.dataSource.query('SELECT pg_notify($1, $2)', [
+        CHANGE_CHANNEL,
+        `${this.sender}:${topic}:${projectId ?? ''}`,
+      ]);
+    } catch (error) {
+      this.logger.warn(`Could not tell other instances of a ${topic} change: ${(error as Error).message}`);
+    }
   }
 
   /** Calls `listener` on each change of `topic`, until the returned function is called. */
@@ -114,10 +127,11 @@ export class ChangeNotifications implements OnApplicationShutdown {
     if (message.channel !== CHANGE_CHANNEL || !message.payload) {
       return;
     }
-    const separator = message.payload.indexOf(':');
-    const topic = message.payload.slice(0, separator) as ChangeTopic;
-    const projectId = message.payload.slice(separator + 1);
-    this.deliver(topic, projectId === '' ? undefined : projectId);
+    const [sender, topic, projectId] = message.payload.split(':');
+    if (sender === this.sender || projectId === undefined) {
+      return;
+    }
+    this.deliver(topic as ChangeTopic, projectId === '' ? undefined : projectId);
   }
 
   private dropped(client: pg.Client): void {

@@ -1,26 +1,25 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import {
-  DataSource,
-  type AfterQueryEvent,
-  type EntitySubscriberInterface,
-  type QueryRunner,
-  type TransactionCommitEvent,
-  type TransactionRollbackEvent,
-} from 'typeorm';
 import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppSecrets } from '../apps/app.entity.js';
 import { AppConfig } from '../config/app-config.js';
+import { ChangeNotifications, type ChangeTopic } from '../database/change-notifications.js';
+import { FunctionsRepository, type FunctionWithApp } from '../functions/functions.repository.js';
 import type { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
-import { ExecutionRepository, type FunctionWithApp } from './execution.repository.js';
+import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
+import { ExecutionRepository } from './execution.repository.js';
 
 /** The tables the hot path caches rows of; the same list has change-counting triggers. */
 export type CachedTable = 'apps' | 'functions' | 'app_configurations' | 'linked_accounts';
 const CACHED_TABLES: readonly CachedTable[] = ['apps', 'functions', 'app_configurations', 'linked_accounts'];
-const WRITE =
-  /^\s*(?:INSERT\s+INTO|UPDATE(?:\s+ONLY)?|DELETE\s+FROM(?:\s+ONLY)?|TRUNCATE(?:\s+TABLE)?)\s+(?:"?public"?\.)?"?(\w+)"?/i;
+/** The change topics the services publish after their writes, and the table each drops. */
+const TOPICS: Record<ChangeTopic, CachedTable> = {
+  functions: 'functions',
+  app_configurations: 'app_configurations',
+  linked_accounts: 'linked_accounts',
+};
 const MAX_ENTRIES = 20_000;
 
 /**
@@ -84,41 +83,49 @@ export interface ConfigurationView {
 
 export interface AccountView {
   row: LinkedAccountEntity;
-  /** Opened (decrypted) credentials, filled on first use. */
-  opened?: Record<string, unknown>;
+  /** Opened (decrypted) credentials, of the shape of the account's scheme, filled on first use. */
+  opened?: object;
 }
 
 /**
  * The execution hot path's cache of functions (with their apps), app configurations and linked
  * accounts, so that a call costs no database round trip once warm.
  *
- * Invalidation, whoever changes a row:
- * - in this process, every write statement to a cached table (ORM or raw SQL) is seen by a TypeORM
- *   query subscriber and drops that table's entries at once, and again when its transaction commits;
- * - in other processes, statement triggers raise a per-table counter (`cache_generations`) that each
- *   instance polls every CACHE_SYNC_INTERVAL_MS, dropping the entries of tables whose counter moved.
+ * Invalidation:
+ * - the services that change these rows (configurations, linked accounts and their token refresh, the
+ *   catalogue import, secrets rotation) publish the change through ChangeNotifications once it is
+ *   committed: this instance drops the table's entries at once, other instances on the same PostgreSQL
+ *   server when the NOTIFY reaches them (milliseconds);
+ * - whatever that misses (a notification lost while a LISTEN connection was down, a row written by hand
+ *   in SQL) is bounded by statement triggers that raise a per-table counter (`cache_generations`),
+ *   which each instance polls every CACHE_SYNC_INTERVAL_MS, dropping the entries of tables whose
+ *   counter moved.
  */
 @Injectable()
-export class ExecutionCache implements EntitySubscriberInterface, OnApplicationBootstrap, OnModuleDestroy {
+export class ExecutionCache implements OnApplicationBootstrap, OnModuleDestroy {
   readonly functions = loadingCache<FunctionView>();
   readonly configurations = loadingCache<ConfigurationView>();
   readonly accounts = loadingCache<AccountView>();
 
   private readonly logger = new Logger('ExecutionCache');
-  private readonly pendingCommit = new WeakMap<QueryRunner, Set<CachedTable>>();
+  private readonly unsubscribe: (() => void)[] = [];
   private generations = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private polling = false;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    private readonly changes: ChangeNotifications,
     private readonly repository: ExecutionRepository,
+    private readonly functionRows: FunctionsRepository,
+    private readonly configurationRows: AppConfigurationsRepository,
+    private readonly accountRows: LinkedAccountsRepository,
     private readonly config: AppConfig,
-  ) {
-    dataSource.subscribers.push(this);
-  }
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    for (const [topic, table] of Object.entries(TOPICS) as [ChangeTopic, CachedTable][]) {
+      this.unsubscribe.push(this.changes.subscribe(topic, () => this.invalidate(table)));
+    }
     await this.poll();
     this.timer = setInterval(() => void this.poll(), this.config.CACHE_SYNC_INTERVAL_MS);
     this.timer.unref();
@@ -126,6 +133,7 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
 
   onModuleDestroy(): void {
     clearInterval(this.timer);
+    this.unsubscribe.forEach((unsubscribe) => unsubscribe());
   }
 
   /** The cached rows, when they are: the warm hot path then runs without awaiting anything. */
@@ -146,21 +154,21 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
 
   function(name: string): Promise<FunctionView | null> {
     return loadRow(this.functions, name, async () => {
-      const fn = await this.repository.findRunnableFunction(name);
+      const fn = await this.functionRows.findVisibleWithApp(name);
       return fn ? { fn } : null;
     });
   }
 
   configuration(projectId: string, appName: string): Promise<ConfigurationView | null> {
     return loadRow(this.configurations, `${projectId}\u0000${appName}`, async () => {
-      const row = await this.repository.findConfiguration(projectId, appName);
+      const row = await this.configurationRows.findForProject(projectId, appName);
       return row ? { row } : null;
     });
   }
 
   account(projectId: string, appName: string, ownerId: string): Promise<AccountView | null> {
     return loadRow(this.accounts, `${projectId}\u0000${appName}\u0000${ownerId}`, async () => {
-      const row = await this.repository.findLinkedAccount(projectId, appName, ownerId);
+      const row = await this.accountRows.findByOwner(projectId, appName, ownerId);
       return row ? { row } : null;
     });
   }
@@ -177,37 +185,6 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
       case 'linked_accounts':
         this.accounts.clear();
         return;
-    }
-  }
-
-  afterQuery(event: AfterQueryEvent): void {
-    const table = writtenTable(event.query);
-    if (!table) {
-      return;
-    }
-    this.invalidate(table);
-    // Until the transaction commits, a concurrent load still reads the old row: drop it again then.
-    if (event.queryRunner.isTransactionActive) {
-      let tables = this.pendingCommit.get(event.queryRunner);
-      if (!tables) {
-        tables = new Set();
-        this.pendingCommit.set(event.queryRunner, tables);
-      }
-      tables.add(table);
-    }
-  }
-
-  afterTransactionCommit(event: TransactionCommitEvent): void {
-    const tables = this.pendingCommit.get(event.queryRunner);
-    if (tables && !event.queryRunner.isTransactionActive) {
-      this.pendingCommit.delete(event.queryRunner);
-      tables.forEach((table) => this.invalidate(table));
-    }
-  }
-
-  afterTransactionRollback(event: TransactionRollbackEvent): void {
-    if (!event.queryRunner.isTransactionActive) {
-      this.pendingCommit.delete(event.queryRunner);
     }
   }
 
@@ -231,15 +208,4 @@ export class ExecutionCache implements EntitySubscriberInterface, OnApplicationB
       this.polling = false;
     }
   }
-}
-
-function writtenTable(query: string): CachedTable | undefined {
-  const first = query.charCodeAt(0);
-  // Fast exit for the common case (SELECT, START TRANSACTION, COMMIT…).
-  if (first === 83 || first === 115 || first === 67 || first === 99) {
-    return undefined;
-  }
-  const match = WRITE.exec(query);
-  const table = match?.[1]?.toLowerCase();
-  return CACHED_TABLES.includes(table as CachedTable) ? (table as CachedTable) : undefined;
 }

@@ -1,30 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
-import { AppConfig } from '../config/app-config.js';
-import type { AppEntity } from '../apps/app.entity.js';
-import { FunctionEntity } from '../functions/function.entity.js';
-import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
+import { DataSource } from 'typeorm';
 import { CacheGenerationEntity } from './cache-generation.entity.js';
 import { ExecutionLogBatch, plainArrayLiteral } from './execution-log.batch.js';
 import { ExecutionEntity } from './execution.entity.js';
-import { visibleSql } from '../apps/visibility.js';
-
-export type FunctionWithApp = FunctionEntity & { app: AppEntity };
-
-/** What a refresh under the row lock decided: the value to return, and what to write before commit. */
-export interface LockedUpdate<T> {
-  value: T;
-  /** New sealed credentials. */
-  credentials?: string;
-  needsRelink?: boolean;
-}
-
-export interface LockedAccountRow {
-  credentials: string;
-  needs_relink: boolean;
-}
 
 export interface ExecutionFilter {
   functionName?: string;
@@ -36,84 +15,17 @@ export interface ExecutionFilter {
   offset: number;
 }
 
-/** The execution module's queries: the hot-path lookups, the refresh lock and the execution log. */
+/**
+ * The execution module's own queries: the cache's change counters and the execution log. The rows the
+ * hot path runs with are read through the repositories of the modules that own them.
+ */
 @Injectable()
 export class ExecutionRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
-  ) {}
-
-  /** A function that may run: it and its app are public and active. */
-  findRunnableFunction(name: string): Promise<FunctionWithApp | null> {
-    return this.dataSource
-      .getRepository(FunctionEntity)
-      .createQueryBuilder('f')
-      .innerJoinAndSelect('f.app', 'a')
-      .where('f.name = :name', { name })
-      .andWhere(`${visibleSql('f')} AND ${visibleSql('a')}`)
-      .getOne() as Promise<FunctionWithApp | null>;
-  }
-
-  findConfiguration(projectId: string, appName: string): Promise<AppConfigurationEntity | null> {
-    return this.dataSource
-      .getRepository(AppConfigurationEntity)
-      .findOneBy({ project_id: projectId, app_name: appName });
-  }
-
-  findLinkedAccount(projectId: string, appName: string, ownerId: string): Promise<LinkedAccountEntity | null> {
-    return this.dataSource
-      .getRepository(LinkedAccountEntity)
-      .findOneBy({ project_id: projectId, app_name: appName, linked_account_owner_id: ownerId });
-  }
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async cacheGenerations(): Promise<Map<string, string>> {
     const rows = await this.dataSource.getRepository(CacheGenerationEntity).find();
     return new Map(rows.map((row) => [row.table_name, row.generation]));
-  }
-
-  /**
-   * Runs `work` holding the account's row lock (SELECT … FOR UPDATE), so that across every instance
-   * sharing a PostgreSQL server one caller at a time refreshes its tokens; the others then read the
-   * refreshed row. `work` must not query the database.
-   *
-   * The embedded database is owned by exactly one process, so the caller's in-process single flight
-   * is the whole lock there, and no transaction is held across `work`: on the embedded database an
-   * open transaction holds up every other connection, and messages of queries that other connections
-   * had under way when it began are answered wrongly (pglite-socket queues protocol messages, not
-   * whole queries).
-   */
-  async withLockedAccount<T>(id: string, work: (row: LockedAccountRow | null) => Promise<LockedUpdate<T>>): Promise<T> {
-    if (this.config.embedded) {
-      const rows: LockedAccountRow[] = await this.dataSource.query(
-        'SELECT "credentials", "needs_relink" FROM "linked_accounts" WHERE "id" = $1',
-        [id],
-      );
-      const update = await work(rows[0] ?? null);
-      await this.applyLockedUpdate(this.dataSource.manager, id, update);
-      return update.value;
-    }
-    return this.dataSource.transaction(async (manager) => {
-      const rows: LockedAccountRow[] = await manager.query(
-        'SELECT "credentials", "needs_relink" FROM "linked_accounts" WHERE "id" = $1 FOR UPDATE',
-        [id],
-      );
-      const update = await work(rows[0] ?? null);
-      await this.applyLockedUpdate(manager, id, update);
-      return update.value;
-    });
-  }
-
-  /** One statement, so that on the embedded database it is atomic without a transaction. */
-  private async applyLockedUpdate(manager: EntityManager, id: string, update: LockedUpdate<unknown>): Promise<void> {
-    if (update.credentials === undefined && !update.needsRelink) {
-      return;
-    }
-    await manager.query(
-      `UPDATE "linked_accounts" SET "credentials" = COALESCE($2, "credentials"), ` +
-        `"needs_relink" = "needs_relink" OR $3, "updated_at" = now() WHERE "id" = $1`,
-      [id, update.credentials ?? null, Boolean(update.needsRelink)],
-    );
   }
 
   /**

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { OAuth2Credentials } from './credentials.js';
+import type { OAuth2Credentials } from '../linked-accounts/credentials.js';
+import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
 import { ExecutionFailure } from './execution.errors.js';
 import type { AccountView } from './execution-cache.js';
-import { ExecutionRepository } from './execution.repository.js';
 import { AuthorizationServer, type TokenEndpointClient } from '../oauth2/authorization-server.js';
 import { AppConfig } from '../config/app-config.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 import { StoredSecrets } from './stored-secrets.js';
 
 /** Refresh when the access token expires within this many seconds. */
@@ -19,7 +20,10 @@ const REVOKED_GRANT = new Set(['invalid_grant', 'bad_refresh_token']);
 type RefreshOutcome =
   { kind: 'tokens'; credentials: OAuth2Credentials } | { kind: 'revoked' } | { kind: 'failed'; message: string };
 
-export function needsRefresh(credentials: OAuth2Credentials, nowSeconds = Date.now() / 1000): boolean {
+export function needsRefresh(
+  credentials: Pick<OAuth2Credentials, 'expires_at'>,
+  nowSeconds = Date.now() / 1000,
+): boolean {
   return typeof credentials.expires_at === 'number' && credentials.expires_at - nowSeconds < REFRESH_MARGIN_SECONDS;
 }
 
@@ -33,25 +37,30 @@ export class NeedsRelinkFailure extends ExecutionFailure {}
  */
 @Injectable()
 export class OAuth2Tokens {
-  private readonly inflight = new Map<string, Promise<OAuth2Credentials>>();
+  private readonly inflight = new Map<string, Promise<Partial<OAuth2Credentials>>>();
 
   constructor(
-    private readonly repository: ExecutionRepository,
+    private readonly accounts: LinkedAccountsRepository,
     private readonly secrets: StoredSecrets,
     private readonly server: AuthorizationServer,
     private readonly config: AppConfig,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   /** The account's tokens, refreshed first when the access token is about to expire. */
-  current(account: AccountView, client: () => OAuth2Client, relinkMessage: string): Promise<OAuth2Credentials> {
-    const credentials = this.secrets.account(account) as unknown as OAuth2Credentials;
+  current(
+    account: AccountView,
+    client: () => OAuth2Client,
+    relinkMessage: string,
+  ): Promise<Partial<OAuth2Credentials>> {
+    const credentials = this.secrets.account(account, 'oauth2');
     if (!needsRefresh(credentials)) {
       return Promise.resolve(credentials);
     }
     const id = account.row.id;
     let running = this.inflight.get(id);
     if (!running) {
-      const started = this.refreshUnderLock(id, client(), relinkMessage).finally(() => {
+      const started = this.refreshUnderLock(id, account.row.project_id, client(), relinkMessage).finally(() => {
         if (this.inflight.get(id) === started) {
           this.inflight.delete(id);
         }
@@ -62,44 +71,56 @@ export class OAuth2Tokens {
     return running;
   }
 
-  private async refreshUnderLock(id: string, client: OAuth2Client, relinkMessage: string): Promise<OAuth2Credentials> {
-    const result = await this.repository.withLockedAccount<OAuth2Credentials | ExecutionFailure>(id, async (row) => {
-      if (!row) {
-        return { value: new ExecutionFailure('The linked account was deleted while its token was being refreshed') };
-      }
-      if (row.needs_relink) {
-        return { value: new NeedsRelinkFailure(relinkMessage) };
-      }
-      const stored = this.secrets.open<OAuth2Credentials>(row.credentials, 'the linked account credentials');
-      // Another caller (maybe another instance) refreshed while this one waited for the lock.
-      if (!needsRefresh(stored)) {
-        return { value: stored };
-      }
-      if (!stored.refresh_token) {
-        const expired = (stored.expires_at ?? 0) <= Date.now() / 1000;
-        return {
-          value: expired
-            ? new NeedsRelinkFailure(
-                `The OAuth 2.0 access token has expired and there is no refresh token. ${relinkMessage}`,
-              )
-            : stored,
-        };
-      }
-      const outcome = await this.requestTokens(client, stored);
-      switch (outcome.kind) {
-        case 'tokens':
-          return { value: outcome.credentials, credentials: this.secrets.seal(outcome.credentials) };
-        case 'revoked':
+  private async refreshUnderLock(
+    id: string,
+    projectId: string,
+    client: OAuth2Client,
+    relinkMessage: string,
+  ): Promise<OAuth2Credentials> {
+    const { value: result, written } = await this.accounts.withLockedAccount<OAuth2Credentials | ExecutionFailure>(
+      id,
+      async (row) => {
+        if (!row) {
+          return { value: new ExecutionFailure('The linked account was deleted while its token was being refreshed') };
+        }
+        if (row.needs_relink) {
+          return { value: new NeedsRelinkFailure(relinkMessage) };
+        }
+        const stored = this.secrets.open<OAuth2Credentials>(row.credentials, 'the linked account credentials');
+        // Another caller (maybe another instance) refreshed while this one waited for the lock.
+        if (!needsRefresh(stored)) {
+          return { value: stored };
+        }
+        if (!stored.refresh_token) {
+          const expired = (stored.expires_at ?? 0) <= Date.now() / 1000;
           return {
-            value: new NeedsRelinkFailure(
-              `The OAuth 2.0 provider refused the refresh token (invalid_grant). ${relinkMessage}`,
-            ),
-            needsRelink: true,
+            value: expired
+              ? new NeedsRelinkFailure(
+                  `The OAuth 2.0 access token has expired and there is no refresh token. ${relinkMessage}`,
+                )
+              : stored,
           };
-        case 'failed':
-          return { value: new ExecutionFailure(outcome.message) };
-      }
-    });
+        }
+        const outcome = await this.requestTokens(client, stored);
+        switch (outcome.kind) {
+          case 'tokens':
+            return { value: outcome.credentials, credentials: this.secrets.seal(outcome.credentials) };
+          case 'revoked':
+            return {
+              value: new NeedsRelinkFailure(
+                `The OAuth 2.0 provider refused the refresh token (invalid_grant). ${relinkMessage}`,
+              ),
+              needsRelink: true,
+            };
+          case 'failed':
+            return { value: new ExecutionFailure(outcome.message) };
+        }
+      },
+    );
+    if (written) {
+      // Committed: the cached account (here and on other instances) still holds the old tokens or flag.
+      await this.changes.publish('linked_accounts', projectId);
+    }
     if (result instanceof ExecutionFailure) {
       throw result;
     }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../libs/common/src/index.js';
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppSecrets } from '../apps/app.entity.js';
-import type { DefaultCredentialsByScheme } from './credentials.js';
+import type { DefaultCredentialsByScheme, SecurityScheme } from '../apps/security-scheme.js';
+import type { CredentialsByScheme } from '../linked-accounts/credentials.js';
 import type { AccountView, ConfigurationView, FunctionView } from './execution-cache.js';
 import { ExecutionFailure } from './execution.errors.js';
 
@@ -11,8 +12,13 @@ import { ExecutionFailure } from './execution.errors.js';
 export class StoredSecrets {
   constructor(private readonly secretBox: SecretBox) {}
 
-  account(view: AccountView): Record<string, unknown> {
-    view.opened ??= this.open<Record<string, unknown>>(view.row.credentials, 'the linked account credentials');
+  /**
+   * The account's credentials, as its scheme stores them (linking writes that shape, and execution runs an
+   * account only with its own scheme: the scheme pre-check). Fields may still be missing in rows written
+   * by hand, so strategies fall back to the app's defaults or fail clearly when one is.
+   */
+  account<S extends SecurityScheme>(view: AccountView, _scheme: S): Partial<CredentialsByScheme[S]> {
+    view.opened ??= this.open<object>(view.row.credentials, 'the linked account credentials');
     return view.opened;
   }
 

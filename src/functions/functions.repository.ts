@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import type { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from './function.entity.js';
 import { runnableSql } from '../app-configurations/runnable.js';
 import { visibleSql } from '../apps/visibility.js';
@@ -30,6 +31,9 @@ export interface RunnableFunctionFilter {
   afterName?: string;
   limit: number;
 }
+
+/** A function with its app row, as execution runs it. */
+export type FunctionWithApp = FunctionEntity & { app: AppEntity };
 
 export type FunctionSummary = Pick<FunctionEntity, 'name' | 'description'>;
 
@@ -66,6 +70,17 @@ export class FunctionsRepository {
 
   findVisibleByName(name: string): Promise<FunctionEntity | null> {
     return this.visible().andWhere('f.name = :name', { name }).getOne();
+  }
+
+  /** A visible function with its app, as execution runs it. */
+  findVisibleWithApp(name: string): Promise<FunctionWithApp | null> {
+    return this.dataSource
+      .getRepository(FunctionEntity)
+      .createQueryBuilder('f')
+      .innerJoinAndSelect('f.app', 'a')
+      .where(VISIBLE)
+      .andWhere('f.name = :name', { name })
+      .getOne() as Promise<FunctionWithApp | null>;
   }
 
   /** Visible functions matching the filters, one page of them, by name. Intent searches are ranked by the search module. */

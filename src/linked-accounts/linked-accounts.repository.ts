@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, type FindOptionsWhere } from 'typeorm';
+import { DataSource, QueryFailedError, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { SecurityScheme } from '../apps/security-scheme.js';
+import { AppConfig } from '../config/app-config.js';
 import { updateReturning } from '../database/update-returning.js';
 import { LinkedAccountEntity } from './linked-account.entity.js';
 
@@ -13,10 +14,26 @@ export interface LinkedAccountListFilter {
 /** A row as the service builds it; relations and timestamps are the database's. */
 export type NewLinkedAccount = Omit<LinkedAccountEntity, 'app' | 'project' | 'created_at' | 'updated_at'>;
 
-/** Queries over linked accounts; every method is scoped to one project. */
+/** What a refresh under the row lock decided: the value to return, and what to write before commit. */
+export interface LockedUpdate<T> {
+  value: T;
+  /** New sealed credentials. */
+  credentials?: string;
+  needsRelink?: boolean;
+}
+
+export interface LockedAccountRow {
+  credentials: string;
+  needs_relink: boolean;
+}
+
+/** Queries over linked accounts; every method is scoped to one project, except the refresh lock (by id). */
 @Injectable()
 export class LinkedAccountsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   private get repository() {
     return this.dataSource.getRepository(LinkedAccountEntity);
@@ -96,6 +113,52 @@ export class LinkedAccountsRepository {
    */
   setEnabled(projectId: string, id: string, enabled: boolean): Promise<LinkedAccountEntity | null> {
     return updateReturning(this.repository, { project_id: projectId, id }, { enabled });
+  }
+
+  /**
+   * Runs `work` holding the account's row lock (SELECT … FOR UPDATE), so that across every instance
+   * sharing a PostgreSQL server one caller at a time refreshes its tokens; the others then read the
+   * refreshed row. `work` must not query the database. Returns what `work` decided and whether it wrote.
+   *
+   * The embedded database is owned by exactly one process, so the caller's in-process single flight
+   * is the whole lock there, and no transaction is held across `work`: on the embedded database an
+   * open transaction holds up every other connection, and messages of queries that other connections
+   * had under way when it began are answered wrongly (pglite-socket queues protocol messages, not
+   * whole queries).
+   */
+  async withLockedAccount<T>(
+    id: string,
+    work: (row: LockedAccountRow | null) => Promise<LockedUpdate<T>>,
+  ): Promise<{ value: T; written: boolean }> {
+    if (this.config.embedded) {
+      const rows: LockedAccountRow[] = await this.dataSource.query(
+        'SELECT "credentials", "needs_relink" FROM "linked_accounts" WHERE "id" = $1',
+        [id],
+      );
+      const update = await work(rows[0] ?? null);
+      return { value: update.value, written: await this.applyLockedUpdate(this.dataSource.manager, id, update) };
+    }
+    return this.dataSource.transaction(async (manager) => {
+      const rows: LockedAccountRow[] = await manager.query(
+        'SELECT "credentials", "needs_relink" FROM "linked_accounts" WHERE "id" = $1 FOR UPDATE',
+        [id],
+      );
+      const update = await work(rows[0] ?? null);
+      return { value: update.value, written: await this.applyLockedUpdate(manager, id, update) };
+    });
+  }
+
+  /** One statement, so that on the embedded database it is atomic without a transaction. */
+  private async applyLockedUpdate(manager: EntityManager, id: string, update: LockedUpdate<unknown>): Promise<boolean> {
+    if (update.credentials === undefined && !update.needsRelink) {
+      return false;
+    }
+    await manager.query(
+      `UPDATE "linked_accounts" SET "credentials" = COALESCE($2, "credentials"), ` +
+        `"needs_relink" = "needs_relink" OR $3, "updated_at" = now() WHERE "id" = $1`,
+      [id, update.credentials ?? null, Boolean(update.needsRelink)],
+    );
+    return true;
   }
 
   /** False when the project has no such account. */

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../libs/common/src/index.js';
+import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
-import type { OAuth2Credentials } from '../execution/credentials.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
+import type { LinkedAccountCredentials, OAuth2Credentials } from './credentials.js';
 import type { LinkedAccountEntity } from './linked-account.entity.js';
 import type {
   LinkedAccountAPIKeyCreate,
@@ -24,10 +27,6 @@ import {
 } from './linked-accounts.errors.js';
 import { LinkedAccountsRepository } from './linked-accounts.repository.js';
 
-/** Sealed JSON in `linked_accounts.credentials`, by scheme. */
-export type LinkedAccountCredentials =
-  Record<string, never> | { api_key: string } | { username: string; password: string } | { token: string };
-
 @Injectable()
 export class LinkedAccountsService {
   constructor(
@@ -35,6 +34,7 @@ export class LinkedAccountsService {
     private readonly configurations: AppConfigurationsRepository,
     private readonly apps: AppsRepository,
     private readonly secretBox: SecretBox,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   linkNoAuthAccount(projectId: string, input: LinkedAccountNoAuthCreate): Promise<LinkedAccountPublic> {
@@ -73,6 +73,7 @@ export class LinkedAccountsService {
     if (!account) {
       throw new LinkedAccountNotFoundError(id);
     }
+    await this.changes.publish('linked_accounts', projectId);
     return toPublic(account);
   }
 
@@ -80,6 +81,7 @@ export class LinkedAccountsService {
     if (!(await this.accounts.deleteForProject(projectId, id))) {
       throw new LinkedAccountNotFoundError(id);
     }
+    await this.changes.publish('linked_accounts', projectId);
   }
 
   /**
@@ -107,8 +109,8 @@ export class LinkedAccountsService {
     scheme: Exclude<SecurityScheme, 'oauth2'>,
     credentials: LinkedAccountCredentials,
   ): Promise<LinkedAccountPublic> {
-    const app = await this.configuredApp(projectId, appName, scheme);
-    return this.upsert(projectId, app, ownerId, scheme, credentials);
+    const { app } = await this.configuredApp(projectId, appName, scheme);
+    return this.upsert(projectId, app.name, ownerId, scheme, credentials);
   }
 
   private async upsert(
@@ -126,11 +128,20 @@ export class LinkedAccountsService {
       security_scheme: scheme,
       credentials: this.secretBox.sealJson(credentials),
     });
+    // A re-link replaces the credentials of an account executions may have cached.
+    await this.changes.publish('linked_accounts', projectId);
     return this.getLinkedAccount(projectId, id);
   }
 
-  /** The app's name when the project configured it with `scheme`; typed errors otherwise. */
-  private async configuredApp(projectId: string, appName: string, scheme: SecurityScheme): Promise<string> {
+  /**
+   * The visible app and the project's configuration of it, when that configuration uses `scheme`: what
+   * every way of linking checks first (link endpoints, connect pages, OAuth 2.0). Typed errors otherwise.
+   */
+  async configuredApp(
+    projectId: string,
+    appName: string,
+    scheme: SecurityScheme,
+  ): Promise<{ app: AppEntity; configuration: AppConfigurationEntity }> {
     const app = await this.apps.findVisibleByName(appName);
     if (!app) {
       throw new AppNotFoundError(appName);
@@ -142,7 +153,7 @@ export class LinkedAccountsService {
     if (configuration.security_scheme !== scheme) {
       throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, scheme);
     }
-    return app.name;
+    return { app, configuration };
   }
 
   /** Links only through the scheme the project configured for the app; the credentials are sealed. */
@@ -152,7 +163,7 @@ export class LinkedAccountsService {
     scheme: SecurityScheme,
     credentials: LinkedAccountCredentials,
   ): Promise<LinkedAccountPublic> {
-    const appName = await this.configuredApp(projectId, input.app_name, scheme);
+    const appName = (await this.configuredApp(projectId, input.app_name, scheme)).app.name;
     const ownerId = input.linked_account_owner_id;
     if (await this.accounts.findByOwner(projectId, appName, ownerId)) {
       throw new LinkedAccountExistsError(appName, ownerId);

@@ -1,4 +1,4 @@
-import type { OAuth2Settings } from '../execution/credentials.js';
+import type { OAuth2Settings } from '../apps/security-scheme.js';
 import { OAuth2ClientNotConfiguredError } from './oauth2.errors.js';
 
 /** A catalogue value still holding an unfilled `{{PLACEHOLDER}}`: not a usable client id or secret. */

@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, hashBearerSecret, SecretBox } from '../../libs/common/src/index.js';
 import type { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
-import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
-import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
-import { AppNotFoundError } from '../apps/apps.errors.js';
-import { AppsRepository } from '../apps/apps.repository.js';
+import type { OAuth2Settings } from '../apps/security-scheme.js';
 import { AppConfig } from '../config/app-config.js';
-import type { OAuth2Credentials, OAuth2Settings } from '../execution/credentials.js';
+import type { OAuth2Credentials } from '../linked-accounts/credentials.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
-import { SecuritySchemeMismatchError } from '../linked-accounts/linked-accounts.errors.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
 import { resolveOAuth2Client } from './oauth2-client.js';
@@ -37,7 +33,6 @@ const EXPIRED_KEPT_MS = 24 * 60 * 60 * 1000;
 export const CALLBACK_PATH = '/v1/linked-accounts/oauth2/callback';
 
 /** The scheme's settings as the catalogue stores them, plus the options only linking reads. */
-type StoredOAuth2Settings = Partial<OAuth2Settings> & { authorize_params?: Record<string, string> };
 
 interface ResolvedClient {
   app: AppEntity;
@@ -53,8 +48,6 @@ interface ResolvedClient {
 export class OAuth2Service {
   constructor(
     private readonly states: OAuth2Repository,
-    private readonly apps: AppsRepository,
-    private readonly configurations: AppConfigurationsRepository,
     private readonly accounts: LinkedAccountsService,
     private readonly server: AuthorizationServer,
     private readonly secretBox: SecretBox,
@@ -165,18 +158,8 @@ export class OAuth2Service {
    * redirect URL, scope) over the catalogue's scheme. Errors name what to set.
    */
   private async resolveClient(projectId: string, appName: string): Promise<ResolvedClient> {
-    const app = await this.apps.findVisibleByName(appName);
-    if (!app) {
-      throw new AppNotFoundError(appName);
-    }
-    const configuration = await this.configurations.findForProject(projectId, app.name);
-    if (!configuration) {
-      throw new AppConfigurationNotFoundError(app.name);
-    }
-    if (configuration.security_scheme !== 'oauth2') {
-      throw new SecuritySchemeMismatchError(app.name, configuration.security_scheme, 'oauth2');
-    }
-    const scheme = app.security_schemes.oauth2 as StoredOAuth2Settings | undefined;
+    const { app, configuration } = await this.accounts.configuredApp(projectId, appName, 'oauth2');
+    const scheme: Partial<OAuth2Settings> | undefined = app.security_schemes.oauth2;
     if (!scheme) {
       throw new OAuth2SchemeMissingError(app.name);
     }

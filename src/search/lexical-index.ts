@@ -30,19 +30,7 @@ export class TermDictionary {
 
   /** The fields' terms as ids, packed (see `PackedTerms`). */
   pack(fields: readonly (readonly string[])[]): PackedTerms {
-    let total = fields.length;
-    for (const terms of fields) {
-      total += terms.length;
-    }
-    const packed = new Int32Array(total);
-    let at = fields.length;
-    fields.forEach((terms, field) => {
-      packed[field] = terms.length;
-      for (const term of terms) {
-        packed[at++] = this.intern(term);
-      }
-    });
-    return packed;
+    return packIds(fields.map((terms) => terms.map((term) => this.intern(term))));
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../libs/common/src/index.js';
 import { type SealedColumn, SealedColumnsRepository } from './sealed-columns.repository.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 
 export interface RotationColumnReport {
   column: string;
@@ -32,6 +33,7 @@ export class SecretsRotationService {
   constructor(
     private readonly secretBox: SecretBox,
     private readonly repository: SealedColumnsRepository,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   async rotate(options: { batchSize?: number } = {}): Promise<RotationReport> {
@@ -43,6 +45,12 @@ export class SecretsRotationService {
     }
     const total = (field: 'resealed' | 'remaining' | 'unreadable') =>
       columns.reduce((sum, column) => sum + column[field], 0);
+    if (total('resealed') > 0) {
+      // Cached rows hold the old sealed text, which a ring without the old key cannot open.
+      await this.changes.publish('functions');
+      await this.changes.publish('app_configurations');
+      await this.changes.publish('linked_accounts');
+    }
     return {
       key_id: this.secretBox.currentKeyId,
       columns,

@@ -1,14 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { AppEntity } from '../../src/apps/app.entity.js';
+import { AppEntity, type StoredSecuritySchemes } from '../../src/apps/app.entity.js';
+import type { SecurityScheme } from '../../src/apps/security-scheme.js';
 import { FunctionEntity } from '../../src/functions/function.entity.js';
 
 let sequence = 0;
 const next = () => ++sequence;
 
+/**
+ * What a test may give of an app row: a scheme with only the settings the test needs (`{}` for a scheme
+ * a test only configures), where the catalogue import would insist on all of them.
+ */
+export type AppOverrides = Partial<Omit<AppEntity, 'security_schemes'>> & {
+  security_schemes?: Partial<Record<SecurityScheme, object>>;
+};
+
 /** A valid app row; `overrides` win. Secrets are not sealed here: use the catalogue import for those. */
-export function buildApp(overrides: Partial<AppEntity> = {}): AppEntity {
+export function buildApp(overrides: AppOverrides = {}): AppEntity {
   const n = next();
+  const { security_schemes, ...rest } = overrides;
   return Object.assign(new AppEntity(), {
     name: `TEST_APP_${n}`,
     display_name: `Test App ${n}`,
@@ -19,10 +29,12 @@ export function buildApp(overrides: Partial<AppEntity> = {}): AppEntity {
     categories: ['Testing'],
     visibility: 'public',
     active: true,
-    security_schemes: { api_key: { location: 'header', name: 'X-Test-Key' } },
+    security_schemes: (security_schemes ?? {
+      api_key: { location: 'header', name: 'X-Test-Key' },
+    }) as StoredSecuritySchemes,
     secrets: null,
     content_hash: createHash('sha256').update(String(n)).digest('hex'),
-    ...overrides,
+    ...rest,
   });
 }
 
@@ -59,7 +71,7 @@ export function buildFunction(appName: string, overrides: Partial<FunctionEntity
   });
 }
 
-export async function insertApp(dataSource: DataSource, overrides: Partial<AppEntity> = {}): Promise<AppEntity> {
+export async function insertApp(dataSource: DataSource, overrides: AppOverrides = {}): Promise<AppEntity> {
   const app = buildApp(overrides);
   await dataSource.getRepository(AppEntity).save(app);
   return app;

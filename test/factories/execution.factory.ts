@@ -60,7 +60,7 @@ export async function insertAccount(
     ...overrides,
   });
   const repository = app.dataSource.getRepository(LinkedAccountEntity);
-  await repository.insert(row as QueryDeepPartialEntity<LinkedAccountEntity>);
+  await repository.insert(row);
   return repository.findOneByOrFail({ id: row.id });
 }
 

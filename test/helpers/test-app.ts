@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
 import { createApiApp } from '../../src/api-app.js';
 import { AppConfig } from '../../src/config/app-config.js';
+import { ChangeNotifications, type ChangeTopic } from '../../src/database/change-notifications.js';
 import type { LogCapture } from './log-capture.js';
 import { withDatabase } from './database-url.js';
 import { TestContext } from './test-context.js';
@@ -139,6 +140,16 @@ export class TestApp {
 
   get dataSource(): DataSource {
     return this.app.get(DataSource);
+  }
+
+  /**
+   * After a test wrote rows by hand, past the services: tells the instances what changed, as the services
+   * do after their writes (otherwise the cached rows go stale until the change counters are next polled).
+   */
+  async announce(...topics: ChangeTopic[]): Promise<void> {
+    for (const topic of topics) {
+      await this.app.get(ChangeNotifications).publish(topic);
+    }
   }
 
   /**

@@ -7,7 +7,7 @@ import type { FunctionEntity } from '../../src/functions/function.entity.js';
 import type { LinkedAccountEntity } from '../../src/linked-accounts/linked-account.entity.js';
 import { ProjectsService } from '../../src/projects/projects.service.js';
 import { insertAppConfiguration } from '../factories/app-configuration.factory.js';
-import { insertApp, insertFunction } from '../factories/catalog.factory.js';
+import { type AppOverrides, insertApp, insertFunction } from '../factories/catalog.factory.js';
 import { insertLinkedAccount } from '../factories/linked-account.factory.js';
 
 export interface TestProject {
@@ -29,7 +29,7 @@ export class TestContext {
     return { projectId: created.project_id, apiKey: created.api_key, apiKeyId: created.api_key_id };
   }
 
-  newApp(overrides: Partial<AppEntity> = {}): Promise<AppEntity> {
+  newApp(overrides: AppOverrides = {}): Promise<AppEntity> {
     return insertApp(this.app.get(DataSource), overrides);
   }
 

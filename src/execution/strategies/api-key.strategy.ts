@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { ApiKeyCredentials, ApiKeySettings } from '../credentials.js';
 import { ExecutionFailure } from '../execution.errors.js';
 import { placeValue } from '../rest-request.js';
 import { StoredSecrets } from '../stored-secrets.js';
@@ -17,8 +16,11 @@ export class ApiKeySchemeStrategy implements SecuritySchemeStrategy {
 
   authorize(target: ExecutionTarget): Promise<Authorization> {
     const app = target.function.fn.app;
-    const settings = app.security_schemes.api_key as unknown as ApiKeySettings;
-    const own = this.secrets.account(target.account) as Partial<ApiKeyCredentials>;
+    const settings = app.security_schemes.api_key;
+    if (!settings) {
+      throw new ExecutionFailure(`App ${app.name} does not offer the api_key scheme`);
+    }
+    const own = this.secrets.account(target.account, 'api_key');
     const key = own.api_key || this.secrets.appDefaults(target.function).api_key?.secret_key;
     if (!key) {
       throw new ExecutionFailure(

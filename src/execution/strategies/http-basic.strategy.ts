@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { HttpBasicCredentials } from '../credentials.js';
 import { ExecutionFailure } from '../execution.errors.js';
 import { setHeader } from '../rest-request.js';
 import { StoredSecrets } from '../stored-secrets.js';
@@ -11,7 +10,7 @@ export class HttpBasicSchemeStrategy implements SecuritySchemeStrategy {
   constructor(private readonly secrets: StoredSecrets) {}
 
   authorize(target: ExecutionTarget): Promise<Authorization> {
-    const own = this.secrets.account(target.account) as Partial<HttpBasicCredentials>;
+    const own = this.secrets.account(target.account, 'http_basic');
     const pair = own.username
       ? { username: own.username, password: own.password ?? '' }
       : this.secrets.appDefaults(target.function).http_basic;

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { HttpBearerCredentials } from '../credentials.js';
 import { ExecutionFailure } from '../execution.errors.js';
 import { setHeader } from '../rest-request.js';
 import { StoredSecrets } from '../stored-secrets.js';
@@ -11,7 +10,7 @@ export class HttpBearerSchemeStrategy implements SecuritySchemeStrategy {
   constructor(private readonly secrets: StoredSecrets) {}
 
   authorize(target: ExecutionTarget): Promise<Authorization> {
-    const own = this.secrets.account(target.account) as Partial<HttpBearerCredentials>;
+    const own = this.secrets.account(target.account, 'http_bearer');
     const token = own.token || this.secrets.appDefaults(target.function).http_bearer?.token;
     if (!token) {
       throw new ExecutionFailure(

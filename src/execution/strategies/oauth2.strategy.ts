@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ResolvedOAuth2Client, resolveOAuth2Client } from '../../oauth2/oauth2-client.js';
 import { OAuth2ClientNotConfiguredError } from '../../oauth2/oauth2.errors.js';
-import type { OAuth2Settings } from '../credentials.js';
+import type { OAuth2Settings } from '../../apps/security-scheme.js';
 import { ExecutionFailure } from '../execution.errors.js';
 import { NeedsRelinkFailure, type OAuth2Client, OAuth2Tokens } from '../oauth2-tokens.js';
 import { placeValue } from '../rest-request.js';
@@ -26,7 +26,10 @@ export class OAuth2SchemeStrategy implements SecuritySchemeStrategy {
 
   async authorize(target: ExecutionTarget): Promise<Authorization> {
     const app = target.function.fn.app;
-    const settings = app.security_schemes.oauth2 as unknown as OAuth2Settings;
+    const settings = app.security_schemes.oauth2;
+    if (!settings) {
+      throw new ExecutionFailure(`App ${app.name} does not offer the oauth2 scheme`);
+    }
     const relink =
       `The linked account of app ${app.name} for owner ${target.account.row.linked_account_owner_id} ` +
       'needs re-linking: link it again through the OAuth 2.0 flow.';

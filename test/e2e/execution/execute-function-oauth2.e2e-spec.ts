@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { OAuth2Credentials } from '../../../src/execution/credentials.js';
+import type { OAuth2Credentials } from '../../../src/linked-accounts/credentials.js';
 import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
 import { executionScenario, openCredentials, type ScenarioOptions } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';

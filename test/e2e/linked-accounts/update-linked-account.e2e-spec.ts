@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../../libs/common/src/index.js';
-import { ExecutionRepository } from '../../../src/execution/execution.repository.js';
 import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
 import { LinkedAccountsRepository } from '../../../src/linked-accounts/linked-accounts.repository.js';
 import { withWriteBetween } from '../../helpers/between-read-and-write.js';
@@ -75,7 +74,7 @@ describe('PATCH /v1/linked-accounts/{linked_account_id} (updateLinkedAccount)', 
       withWriteBetween(
         app.app.get(LinkedAccountsRepository),
         async () => {
-          await app.app.get(ExecutionRepository).withLockedAccount(id, () =>
+          await app.app.get(LinkedAccountsRepository).withLockedAccount(id, () =>
             Promise.resolve({
               value: null,
               credentials: credentials && app.app.get(SecretBox).sealJson(credentials),

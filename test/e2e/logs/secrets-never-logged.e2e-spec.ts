@@ -147,6 +147,7 @@ describe('no secret reaches a log line', () => {
     // Expired: the next execution refreshes at the provider.
     const expired = app.app.get(SecretBox).sealJson({ ...account.credentials, expires_at: nowSeconds() - 10 });
     await app.dataSource.getRepository(LinkedAccountEntity).update({ id: account.row.id }, { credentials: expired });
+    await app.announce('linked_accounts');
     await execute({ fn: calendarFn.name }, 'oauth-owner');
     const refreshed = await storedAccount(app, account.row.id);
     expect(refreshed.credentials.access_token).not.toBe(account.credentials.access_token);

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { SecretBox } from '../../../libs/common/src/index.js';
 import type { AppEntity } from '../../../src/apps/app.entity.js';
-import type { OAuth2Credentials } from '../../../src/execution/credentials.js';
+import type { OAuth2Credentials } from '../../../src/linked-accounts/credentials.js';
 import { LinkedAccountEntity } from '../../../src/linked-accounts/linked-account.entity.js';
 import type { TestApp } from '../../helpers/test-app.js';
 
