@@ -338,42 +338,36 @@ describe.skipIf(skipped)(`three instances behind HAProxy${skipped ? ` (skipped: 
     type Outcome = { op: string; idempotent: boolean; answer?: Answer; error?: string; owner?: string };
     const outcomes: Outcome[] = [];
     let running = true;
-    const operations: ((worker: number, n: number) => Promise<Outcome>)[] = [
-      async () => ({
+    /** The mixed load: three reads (idempotent: the balancer may send them again), a link and an execution. */
+    const operations: { op: string; idempotent: boolean; send: (worker: number, n: number) => Promise<Answer> }[] = [
+      {
         op: 'search',
         idempotent: true,
-        answer: await call('GET', '/v1/functions/search?intent=slow%20upstream&limit=3'),
-      }),
-      async () => ({
-        op: 'definition',
-        idempotent: true,
-        answer: await call('GET', `/v1/functions/${SLOW}/definition`),
-      }),
-      async () => ({
-        op: 'list accounts',
-        idempotent: true,
-        answer: await call('GET', `/v1/linked-accounts?app_name=${APP}`),
-      }),
-      async (worker, n) => {
-        const owner = `kill-${worker}-${n}`;
-        const answer = await call('POST', '/v1/linked-accounts/no-auth', {
-          app_name: APP,
-          linked_account_owner_id: owner,
-        });
-        return { op: 'link', idempotent: false, answer, owner };
+        send: () => call('GET', '/v1/functions/search?intent=slow%20upstream&limit=3'),
       },
-      async (worker, n) => ({ op: 'execute', idempotent: false, answer: await execute(call, worker * 100_000 + n) }),
+      { op: 'definition', idempotent: true, send: () => call('GET', `/v1/functions/${SLOW}/definition`) },
+      { op: 'list accounts', idempotent: true, send: () => call('GET', `/v1/linked-accounts?app_name=${APP}`) },
+      {
+        op: 'link',
+        idempotent: false,
+        send: (worker, n) =>
+          call('POST', '/v1/linked-accounts/no-auth', {
+            app_name: APP,
+            linked_account_owner_id: `kill-${worker}-${n}`,
+          }),
+      },
+      { op: 'execute', idempotent: false, send: (worker, n) => execute(call, worker * 100_000 + n) },
     ];
     const workers = Array.from({ length: WORKERS }, async (_, worker) => {
       for (let n = 0; running; n += 1) {
-        const operation = operations[(worker + n) % operations.length];
-        outcomes.push(
-          await operation(worker, n).catch((error: unknown) => ({
-            op: 'failed',
-            idempotent: (worker + n) % operations.length < 3,
-            error: String(error),
-          })),
-        );
+        const { op, idempotent, send } = operations[(worker + n) % operations.length];
+        const outcome: Outcome = { op, idempotent, owner: op === 'link' ? `kill-${worker}-${n}` : undefined };
+        try {
+          outcome.answer = await send(worker, n);
+        } catch (error) {
+          outcome.error = String(error);
+        }
+        outcomes.push(outcome);
       }
     });
 
@@ -405,10 +399,18 @@ describe.skipIf(skipped)(`three instances behind HAProxy${skipped ? ` (skipped: 
       idempotentFailures.map((o) => `${o.op}: ${o.answer?.status ?? o.error}`),
       balancer.log,
     ).toEqual([]);
-    // A write cut by the kill may fail (never retried: it may have been applied); it fails cleanly, by the balancer.
-    for (const o of outcomes.filter((x) => !x.idempotent && x.answer && x.answer.status !== 200)) {
-      expect([502, 503], `${o.op}: ${JSON.stringify(o.answer?.body)}`).toContain(o.answer?.status);
+    // A write in flight at the kill may fail (it is never sent again: it may have been applied): the balancer
+    // answers 502, or closes the connection without an answer. Only those: at most one per client.
+    const writeFailures = outcomes.filter((o) => !o.idempotent && o.answer?.status !== 200);
+    for (const o of writeFailures) {
+      if (o.answer) {
+        expect([502, 503], `${o.op}: ${JSON.stringify(o.answer.body)}`).toContain(o.answer.status);
+      }
     }
+    expect(
+      writeFailures.length,
+      writeFailures.map((o) => `${o.op}: ${o.error ?? o.answer?.status}`).join('\n'),
+    ).toBeLessThanOrEqual(WORKERS);
 
     // Every acknowledged link is there, on every surviving instance.
     const acknowledged = outcomes.filter((o) => o.op === 'link' && o.answer?.status === 200).map((o) => o.owner);

@@ -1,11 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from '../helpers/free-port.js';
 
-const BIN = process.env.HAPROXY_BIN ?? 'haproxy';
+/** The Debian package's binary (not on a non-root PATH), else whatever PATH finds. */
+const BIN = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy';
 
 /** How often HAProxy asks each instance's readiness, and how many answers flip its state. */
 export const CHECK_INTERVAL_MS = 500;
@@ -19,11 +20,11 @@ export interface ServerState {
 }
 
 /**
- * HAProxy (the Debian package) on a free 127.0.0.1 port in front of the given instances, with the
- * settings of the scaled deployment (deploy/haproxy/haproxy.cfg): round robin, readiness health
- * checks, retries of idempotent requests on a refused connection or an empty answer, redispatched
- * to another instance. Each answer names the instance that served it (X-Served-By) for the tests;
- * a statistics page on a second port tells the servers' states.
+ * HAProxy (the Debian package) on a free 127.0.0.1 port in front of the given instances, configured
+ * by the scaled deployment's file (deploy/haproxy/haproxy.cfg, see haproxyConfig): round robin,
+ * readiness health checks, retries of idempotent requests on a refused connection or an empty
+ * answer, redispatched to another instance. Each answer names the instance that served it
+ * (X-Served-By) for the tests; a statistics page on a second port tells the servers' states.
  */
 export class Haproxy {
   private constructor(
@@ -108,40 +109,63 @@ export class Haproxy {
   }
 }
 
-/** `servers`: the instances' `host:port`, named patchbay1, patchbay2, … in that order. */
+/** The balancer's configuration of the scaled deployment, which the test runs with its own addresses. */
+export const SHIPPED_CONFIG = resolve('deploy/haproxy/haproxy.cfg');
+
+/**
+ * The shipped configuration (SHIPPED_CONFIG) as the test runs it: its global, defaults and frontend
+ * sections as they are (the retry and redispatch policy under test) but for the listening address;
+ * its backend's balancing and health check with the test's instances (`servers`: `host:port`, named
+ * patchbay1, patchbay2, … in that order) in place of the replicas Docker's DNS names, checked every
+ * CHECK_INTERVAL_MS; an X-Served-By header; a statistics page. Throws when the shipped file no longer
+ * has the lines this rewrites, so that the test never runs a configuration of its own by mistake.
+ */
 function haproxyConfig(servers: string[], port: number, statsPort: number): string {
-  return `global
-  maxconn 4096
-
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 60s
-  timeout server 60s
-  timeout http-request 10s
-  # A request whose instance refused the connection or closed it without answering is sent again,
-  # to another instance (redispatch on every retry); only GET and HEAD after it reached the instance.
-  retries 3
-  retry-on conn-failure empty-response
-  option redispatch 1
-  option forwardfor
-
-frontend patchbay
-  bind 127.0.0.1:${port}
-  http-request disable-l7-retry unless METH_GET
-  default_backend instances
-
-backend instances
-  balance roundrobin
-  option httpchk GET /v1/health/ready
-  http-check expect status 200
-  http-response set-header X-Served-By %[srv_name]
-  default-server check inter ${CHECK_INTERVAL_MS}ms fall ${CHECK_FALL} rise ${CHECK_RISE}
-${servers.map((server, i) => `  server patchbay${i + 1} ${server}`).join('\n')}
-
-frontend stats
-  bind 127.0.0.1:${statsPort}
-  stats enable
-  stats uri /stats
-`;
+  const sections = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const line of readFileSync(SHIPPED_CONFIG, 'utf8').split('\n')) {
+    if (/^\S/.test(line) && !line.startsWith('#')) {
+      current = [];
+      sections.set(line.trim(), current);
+    } else if (line.trim() && !line.trim().startsWith('#')) {
+      current.push(line);
+    }
+  }
+  const section = (name: string) => {
+    const lines = sections.get(name);
+    if (!lines) {
+      throw new Error(`${SHIPPED_CONFIG} has no "${name}" section`);
+    }
+    return lines;
+  };
+  const frontend = section('frontend patchbay');
+  const bind = frontend.findIndex((line) => /^\s*bind\s/.test(line));
+  const backend = section('backend instances');
+  const replicas = backend.filter((line) => /^\s*(default-server|server-template)\s/.test(line));
+  if (bind < 0 || replicas.length !== 2) {
+    throw new Error(`${SHIPPED_CONFIG}: the frontend's bind or the backend's default-server and server-template moved`);
+  }
+  frontend[bind] = `  bind 127.0.0.1:${port}`;
+  return [
+    'global',
+    ...section('global'),
+    '',
+    'defaults',
+    ...section('defaults'),
+    '',
+    'frontend patchbay',
+    ...frontend,
+    '',
+    'backend instances',
+    ...backend.filter((line) => !replicas.includes(line)),
+    '  http-response set-header X-Served-By %[srv_name]',
+    `  default-server check inter ${CHECK_INTERVAL_MS}ms fall ${CHECK_FALL} rise ${CHECK_RISE}`,
+    ...servers.map((server, i) => `  server patchbay${i + 1} ${server}`),
+    '',
+    'frontend stats',
+    `  bind 127.0.0.1:${statsPort}`,
+    '  stats enable',
+    '  stats uri /stats',
+    '',
+  ].join('\n');
 }

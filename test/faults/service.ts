@@ -141,7 +141,11 @@ export function client(baseUrl: string, apiKey: string) {
       });
       text = await response.text();
     } catch (error) {
-      throw new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)})`);
+      throw new Error(
+        signal.aborted
+          ? `${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms`
+          : `${method} ${path}: ${String(error)} (${(error as Error).cause instanceof Error ? String((error as Error).cause) : ''})`,
+      );
     }
     const parsed: unknown =
       (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
