@@ -122,7 +122,11 @@ export async function prepareCatalogAndProject(env: NodeJS.ProcessEnv, upstreamU
 const REQUEST_TIMEOUT_MS = 30_000;
 
 export function client(baseUrl: string, apiKey: string) {
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any; ms: number }> => {
+  return async (
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; ms: number; headers: Headers }> => {
     const started = Date.now();
     // A request that hangs fails here, naming itself, rather than as the whole test's timeout.
     const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
@@ -137,11 +141,15 @@ export function client(baseUrl: string, apiKey: string) {
       });
       text = await response.text();
     } catch (error) {
-      throw new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)})`);
+      throw new Error(
+        signal.aborted
+          ? `${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms`
+          : `${method} ${path}: ${String(error)} (${(error as Error).cause instanceof Error ? String((error as Error).cause) : ''})`,
+      );
     }
     const parsed: unknown =
       (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
-    return { status: response.status, body: parsed, ms: Date.now() - started };
+    return { status: response.status, body: parsed, ms: Date.now() - started, headers: response.headers };
   };
 }
 

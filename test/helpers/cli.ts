@@ -30,10 +30,14 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Cl
   return { code, stdout, stderr };
 }
 
-/** Starts `patchbay serve --port 0` and resolves with its address once it listens. */
+/**
+ * Starts `patchbay serve --port 0` and resolves with its address once it listens (within `timeoutMs`:
+ * several started at once on a loaded 2-core machine take longer than one).
+ */
 export async function startServe(
   env: NodeJS.ProcessEnv,
   extraArgs: string[] = [],
+  timeoutMs = 30_000,
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...extraArgs], {
     env,
@@ -42,7 +46,10 @@ export async function startServe(
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`serve did not start within ${timeoutMs} ms: ${output}`)),
+      timeoutMs,
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);

@@ -37,7 +37,8 @@ declare module 'oidc-provider' {
     scopes?: string[];
     issueRefreshToken?: (ctx: KoaContext, client: Client, code: unknown) => boolean | Promise<boolean>;
     rotateRefreshToken?: boolean;
-    ttl?: Record<string, number>;
+    /** Seconds, or a function of the request (the token endpoint's parameters are in ctx.oidc.params). */
+    ttl?: Record<string, number | ((ctx: KoaContext & { oidc: { params?: Record<string, unknown> } }) => number)>;
     cookies?: { keys?: string[] };
     findAccount?: (ctx: KoaContext, id: string) => Account | undefined | Promise<Account | undefined>;
     [key: string]: unknown;

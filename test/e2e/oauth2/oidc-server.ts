@@ -40,7 +40,15 @@ export class OidcServer {
     readonly provider: Provider,
   ) {}
 
-  static async start(clients: OidcClient[], options: { accessTokenTtl?: number } = {}): Promise<OidcServer> {
+  /**
+   * `accessTokenTtl`: seconds an access token lives (3600 by default); `refreshedAccessTokenTtl`: the same for
+   * tokens issued by the refresh grant, when they should differ (a link whose token is about to expire, then a
+   * refresh that lasts).
+   */
+  static async start(
+    clients: OidcClient[],
+    options: { accessTokenTtl?: number; refreshedAccessTokenTtl?: number } = {},
+  ): Promise<OidcServer> {
     const server = createServer();
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -57,7 +65,10 @@ export class OidcServer {
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {
-        AccessToken: options.accessTokenTtl ?? 3600,
+        AccessToken: (ctx) =>
+          ctx.oidc.params?.grant_type === 'refresh_token' && options.refreshedAccessTokenTtl !== undefined
+            ? options.refreshedAccessTokenTtl
+            : (options.accessTokenTtl ?? 3600),
         AuthorizationCode: 60,
         Grant: 600,
         Interaction: 600,
