@@ -44,6 +44,8 @@ describe('POST /v1/functions/{function_name}/execute after OAuth 2.0 linking', (
     const { credentials } = await storedAccount(app, id);
     const sealed = app.app.get(SecretBox).sealJson({ ...credentials, ...change });
     await app.dataSource.getRepository(LinkedAccountEntity).update({ id }, { credentials: sealed });
+    // Written behind the service's back: tell its caches, as the services that write accounts do.
+    await app.announce('linked_accounts');
   };
 
   beforeAll(async () => {
