@@ -211,7 +211,7 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
       app_name: 'BENCH',
       linked_account_owner_id: OWNER,
       security_scheme: 'api_key',
-      credentials: box.sealJson({ api_key: 'bench-upstream-key' }),
+      credentials: sealedForEveryBuild(box, { api_key: 'bench-upstream-key' }),
       enabled: true,
     });
     return apiKey;
@@ -221,6 +221,16 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
     }
     await db.close();
   }
+}
+
+/**
+ * Seals in the form builds from before the key ring read (`v1.<payload>`, no key id; the payload is the same
+ * as in `v2.<key id>.<payload>`, and every later build still opens it), so that BENCH_COMPARE_DIST can name
+ * an older build.
+ */
+function sealedForEveryBuild(box: SecretBox, value: unknown): string {
+  const [, , payload] = box.sealJson(value).split('.');
+  return `v1.${payload}`;
 }
 
 /** `dist`: the built dist/ folder to serve from; this checkout's by default. */

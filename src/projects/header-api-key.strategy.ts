@@ -70,7 +70,8 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
   /**
    * Each app registers its strategy on an authenticator of its own rather than on the process-wide
    * passport singleton, where several apps in one process (tests run instances side by side) would
-   * replace each other's; ApiKeyGuard hands passport the strategy itself.
+   * replace each other's. The mixin registers the strategy here, on an authenticator nobody uses;
+   * ApiKeyGuard registers it on the one it authenticates with.
    */
   getPassportInstance(): passport.Authenticator {
     return new passport.Authenticator();
