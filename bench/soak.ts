@@ -2,8 +2,9 @@
  * `npm run bench:soak`: fixed-rate mixed traffic against one `patchbay serve` for a long time —
  * intent search, function definition and execution against a local upstream, in equal shares — to
  * see whether latency, errors or memory drift. Prints one line per minute: requests answered per
- * second, p50/p99 per operation, errors, and the service's resident set size (from /proc/<pid>/status;
- * the service has no endpoint telling its heap, so RSS only). Ends with a JSON summary: the last
+ * second, p50/p99 per operation, errors (by kind), and the service's resident set size (the median of
+ * samples taken every second from /proc/<pid>/status; the service has no endpoint telling its heap, so
+ * RSS only). Ends with a JSON summary: the last
  * minute's execute p99 against the baseline's, and RSS growth since it; the baseline is the second
  * minute when there are three or more (the first is warm-up), else the first.
  *
@@ -29,9 +30,25 @@ type Operation = (typeof OPERATIONS)[number];
 interface Minute {
   latencies: Record<Operation, number[]>;
   errors: number;
+  /** Failures by kind: the status, `success:false`, or the network error's message. */
+  errorKinds: Map<string, number>;
+  /** The service's RSS, sampled every second (MB). */
+  rss: number[];
 }
 
-const newMinute = (): Minute => ({ latencies: { search: [], definition: [], execute: [] }, errors: 0 });
+const newMinute = (): Minute => ({
+  latencies: { search: [], definition: [], execute: [] },
+  errors: 0,
+  errorKinds: new Map(),
+  rss: [],
+});
+
+/**
+ * RSS is sampled every second and each minute reports the median: a single sample at the minute's end
+ * moved by up to 30 MB either way with garbage collection (a 10-minute run on PostgreSQL, 2026-11-25:
+ * 191 MB at minute 2, 217–219 MB on either side), which would hide or fake the 5 MB target.
+ */
+const RSS_SAMPLE_MS = 1_000;
 
 /** A trivial JSON upstream on 127.0.0.1. */
 async function startUpstream(): Promise<{ url: string; close: () => void }> {
@@ -99,7 +116,8 @@ function catalogFolder(root: string, upstreamUrl: string): string {
   return dir;
 }
 
-async function send(base: string, apiKey: string, operation: Operation): Promise<boolean> {
+/** undefined when the request succeeded, else what went wrong (for the per-minute error kinds). */
+async function send(base: string, apiKey: string, operation: Operation): Promise<string | undefined> {
   const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
   const response =
     operation === 'search'
@@ -112,7 +130,12 @@ async function send(base: string, apiKey: string, operation: Operation): Promise
             body: JSON.stringify({ function_input: { query: { harbour: 'brest' } }, linked_account_owner_id: OWNER }),
           });
   const text = await response.text();
-  return response.ok && (operation !== 'execute' || (JSON.parse(text) as { success: boolean }).success);
+  if (!response.ok) {
+    return `${operation} ${response.status}`;
+  }
+  return operation !== 'execute' || (JSON.parse(text) as { success: boolean }).success
+    ? undefined
+    : 'execute success:false';
 }
 
 async function main(): Promise<void> {
@@ -165,6 +188,7 @@ async function main(): Promise<void> {
       const end = started + minutes * 60_000;
       let current = newMinute();
       let minuteStart = started;
+      const rssTimer = setInterval(() => current.rss.push(rssMb(service.pid)), RSS_SAMPLE_MS);
       const inFlight = new Set<Promise<void>>();
       const closeMinute = (now: number) => {
         const answered = OPERATIONS.reduce((sum, op) => sum + current.latencies[op].length, 0) + current.errors;
@@ -174,13 +198,14 @@ async function main(): Promise<void> {
           rps: answered / ((now - minuteStart) / 1000),
           p99: { search: p('search', 99), definition: p('definition', 99), execute: p('execute', 99) },
           errors: current.errors,
-          rss: rssMb(service.pid),
+          rss: current.rss.length > 0 ? percentile(current.rss, 50) : rssMb(service.pid),
         };
+        const kinds = [...current.errorKinds].map(([kind, count]) => `${kind} ×${count}`).join(', ');
         rows.push(row);
         console.log(
           `minute ${row.minute}: ${row.rps.toFixed(1)} req/s; ` +
             OPERATIONS.map((op) => `${op} p50 ${p(op, 50).toFixed(1)} ms p99 ${p(op, 99).toFixed(1)} ms`).join('; ') +
-            `; errors ${row.errors}; RSS ${row.rss.toFixed(1)} MB`,
+            `; errors ${row.errors}${kinds ? ` (${kinds})` : ''}; RSS ${row.rss.toFixed(1)} MB (median of ${current.rss.length} samples)`,
         );
         current = newMinute();
         minuteStart = now;
@@ -200,22 +225,25 @@ async function main(): Promise<void> {
         const operation = OPERATIONS[n % OPERATIONS.length];
         const minute = current;
         const sent = performance.now();
+        const failed = (kind: string) => {
+          minute.errors += 1;
+          minute.errorKinds.set(kind, (minute.errorKinds.get(kind) ?? 0) + 1);
+        };
         const request = send(service.url, apiKey, operation).then(
-          (ok) => {
-            if (ok) {
+          (failure) => {
+            if (failure === undefined) {
               minute.latencies[operation].push(performance.now() - sent);
             } else {
-              minute.errors += 1;
+              failed(failure);
             }
           },
-          () => {
-            minute.errors += 1;
-          },
+          (error: unknown) => failed(`${operation} ${String(error)}`),
         );
         inFlight.add(request);
         void request.finally(() => inFlight.delete(request));
       }
       await Promise.all(inFlight);
+      clearInterval(rssTimer);
       if (OPERATIONS.some((op) => current.latencies[op].length > 0) || current.errors > 0) {
         closeMinute(performance.now());
       }

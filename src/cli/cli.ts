@@ -12,6 +12,7 @@ import { OpenApiImportService, type OpenApiImportReport } from '../catalog/opena
 import { starterCatalogPath } from '../catalog/starter-catalog.js';
 import { CliModule } from '../cli.module.js';
 import { AppConfig, InvalidConfigError, loadConfig } from '../config/app-config.js';
+import { applyMigrations } from '../database/apply-migrations.js';
 import { DataDirLockedError } from '../database/embedded-database.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { type RotationReport, SecretsRotationService } from '../secrets/secrets-rotation.service.js';
@@ -42,7 +43,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .description('Apply pending database migrations')
     .action(() =>
       withContext('patchbay migrate', false, async (ctx) => {
-        const applied = await ctx.get(DataSource).runMigrations({ transaction: 'each' });
+        const applied = await applyMigrations(ctx.get(DataSource), ctx.get(AppConfig).DATABASE_URL);
         out(applied.length ? `Applied: ${applied.map((m) => m.name).join(', ')}` : 'Database is up to date');
       }),
     );

@@ -1,8 +1,9 @@
 import { type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { applyMigrations } from './apply-migrations.js';
 import { ChangeNotifications } from './change-notifications.js';
 import { databaseOptions } from './database-options.js';
 import { EmbeddedDatabase } from './embedded-database.js';
@@ -82,10 +83,23 @@ export class DatabaseModule {
         TypeOrmModule.forRootAsync({
           imports: [embedded],
           inject: [AppConfig, EMBEDDED_DATABASE],
-          useFactory: (config: AppConfig, db: EmbeddedDatabase | null) => ({
-            ...databaseOptions(config, db ?? undefined),
-            migrationsRun: options.runMigrations,
-          }),
+          useFactory: (config: AppConfig, db: EmbeddedDatabase | null) => databaseOptions(config, db ?? undefined),
+          // Migrations are applied here (not by TypeORM's migrationsRun), under a lock on a PostgreSQL
+          // server, before anything else can use the database.
+          dataSourceFactory: async (typeOrmOptions) => {
+            const dataSource = await new DataSource(typeOrmOptions as DataSourceOptions).initialize();
+            if (options.runMigrations) {
+              // databaseOptions gives a URL only for a PostgreSQL server (the embedded one is a host and port).
+              const serverUrl = dataSource.options.type === 'postgres' ? dataSource.options.url : undefined;
+              try {
+                await applyMigrations(dataSource, serverUrl);
+              } catch (error) {
+                await dataSource.destroy();
+                throw error;
+              }
+            }
+            return dataSource;
+          },
         }),
       ],
       providers: [ChangeNotifications],
