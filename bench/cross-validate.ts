@@ -16,14 +16,21 @@ import {
   SEMANTIC_EMBEDDING_DEFAULTS,
   type SemanticEmbeddingOptions,
 } from '../src/search/embeddings/semantic-embedding.provider.js';
-import { loadWordVectors, sentenceVector, type WordVectors } from '../src/search/embeddings/word-vectors.js';
+import {
+  fieldSentenceVector,
+  loadWordVectors,
+  sentenceVector,
+  type WordVectors,
+} from '../src/search/embeddings/word-vectors.js';
 import { TermDictionary } from '../src/search/lexical-index.js';
 import {
   analyseFields,
   type AppText,
   appDocument,
   functionDocument,
+  functionLocalName,
   type FunctionText,
+  parameterNames,
   SEARCH_FIELDS,
   type SearchDocument,
   type SearchField,
@@ -48,12 +55,27 @@ export interface Setting {
   /** Query expansion by word-vector neighbours; absent: none. */
   neighbours?: NeighbourOptions;
   /** Absent: score fusion. */
-  fusion?: 'score' | 'rrf';
+  fusion?: 'score' | 'rrf' | 'zscore';
+  /**
+   * Field-aware sentence vectors: the word-vector part of a document's vector is the weighted sum of
+   * one sentence vector per field (name, description, parameter names; for an app: name, description
+   * and categories, function names) instead of one vector of the concatenated text. Absent: one vector.
+   */
+  fieldVectors?: FieldVectorWeights;
+  /** Which documents get field-aware vectors; absent: both. */
+  fieldVectorKinds?: 'both' | 'apps';
+  /** BM25F field weights of functions, over the defaults; absent: the defaults. */
+  functionWeights?: Partial<Record<SearchField, number>>;
+  /** BM25F field weights of apps, over the defaults; absent: the defaults. */
+  appWeights?: Partial<Record<SearchField, number>>;
   /** Share of an app's vector similarity its functions get; absent: 0. */
   appVectorContext?: number;
   /** BM25F's IDF raised to this power; absent: 1. */
   idfExponent?: number;
 }
+
+/** Weights of the name, description and parameter-name sentence vectors (see `Setting.fieldVectors`). */
+export type FieldVectorWeights = readonly [name: number, description: number, params: number];
 
 export interface Figures {
   recall1: number;
@@ -61,9 +83,10 @@ export interface Figures {
   mrr: number;
 }
 
+/** `fields`: the texts of the field-aware sentence vector (name, description, parameter names). */
 interface Catalogue {
-  apps: { text: AppText; visible: boolean; doc: SearchDocument }[];
-  functions: { text: FunctionText; visible: boolean; doc: SearchDocument }[];
+  apps: { text: AppText; visible: boolean; doc: SearchDocument; fields: string[] }[];
+  functions: { text: FunctionText; visible: boolean; doc: SearchDocument; fields: string[] }[];
 }
 
 interface CatalogueFunction extends FunctionText {
@@ -86,12 +109,29 @@ function readCatalogue(dir: string): Catalogue {
       (fn) => ({ ...fn, app_name: app.name }),
     );
     const appVisible = app.visibility === 'public' && app.active;
-    apps.push({ text: app, visible: appVisible, doc: appDocument(app, fns) });
+    apps.push({
+      text: app,
+      visible: appVisible,
+      doc: appDocument(app, fns),
+      fields: [
+        `${app.name.replace(/_/g, ' ')} ${app.display_name}`,
+        `${app.description} ${app.categories.join(' ')}`,
+        fns
+          .slice(0, 40)
+          .map((fn) => functionLocalName(fn.name))
+          .join(', '),
+      ],
+    });
     for (const fn of fns) {
       functions.push({
         text: fn,
         visible: appVisible && fn.visibility === 'public' && fn.active,
         doc: functionDocument(fn, app),
+        fields: [
+          `${app.display_name} ${functionLocalName(fn.name)}`,
+          fn.description,
+          parameterNames(fn.parameters).join(' '),
+        ],
       });
     }
   }
@@ -108,7 +148,11 @@ class Embedder {
     private readonly wordnet: WordNet | undefined,
   ) {}
 
-  embed(text: string, options: SemanticEmbeddingOptions): Float32Array {
+  embed(
+    text: string,
+    options: SemanticEmbeddingOptions,
+    fields?: { texts: string[]; weights: FieldVectorWeights },
+  ): Float32Array {
     let hashed = this.hashed.get(text);
     if (!hashed) {
       hashed = hashedEmbedding(text, HASHED_EMBEDDING_DEFAULTS, this.wordnet);
@@ -117,10 +161,14 @@ class Embedder {
     if (!this.vectors || options.semanticShare === 0) {
       return hashed;
     }
-    const key = `${options.sifA}|${options.removeComponents}|${text}`;
+    const key = fields
+      ? `${options.sifA}|${options.removeComponents}|${fields.weights.join()}|${fields.texts.join('\n')}`
+      : `${options.sifA}|${options.removeComponents}|${text}`;
     let semantic = this.semantic.get(key);
     if (!semantic) {
-      semantic = sentenceVector(text, this.vectors, options);
+      semantic = fields
+        ? fieldSentenceVector(fields.texts, fields.weights, this.vectors, options)
+        : sentenceVector(text, this.vectors, options);
       this.semantic.set(key, semantic);
     }
     if (options.semanticShare === 1) {
@@ -167,16 +215,20 @@ export async function createEvaluator(): Promise<Evaluator> {
     hasWordVectors: vectors !== undefined,
     reciprocalRanks(setting, fields) {
       const embed = setting.mode === 'hybrid' || setting.mode === 'vector';
+      const fieldTexts = (texts: string[], kind: 'apps' | 'functions') =>
+        setting.fieldVectors && (kind === 'apps' || setting.fieldVectorKinds !== 'apps')
+          ? { texts, weights: setting.fieldVectors }
+          : undefined;
       const options: EngineOptions = {
         ...DEFAULT_ENGINE_OPTIONS,
         functionFields: {
           ...DEFAULT_ENGINE_OPTIONS.functionFields,
-          weights: { ...DEFAULT_ENGINE_OPTIONS.functionFields.weights, ...fields },
+          weights: { ...DEFAULT_ENGINE_OPTIONS.functionFields.weights, ...setting.functionWeights, ...fields },
           idfExponent: setting.idfExponent,
         },
         appFields: {
           ...DEFAULT_ENGINE_OPTIONS.appFields,
-          weights: { ...DEFAULT_ENGINE_OPTIONS.appFields.weights, ...fields },
+          weights: { ...DEFAULT_ENGINE_OPTIONS.appFields.weights, ...setting.appWeights, ...fields },
           idfExponent: setting.idfExponent,
         },
         vectorWeight: setting.vectorWeight,
@@ -194,7 +246,9 @@ export async function createEvaluator(): Promise<Evaluator> {
           categories: app.text.categories,
           visible: app.visible,
           terms: appTerms[i],
-          embedding: embed ? embedder.embed(app.doc.embedding_text, setting.embedding) : undefined,
+          embedding: embed
+            ? embedder.embed(app.doc.embedding_text, setting.embedding, fieldTexts(app.fields, 'apps'))
+            : undefined,
         })),
         catalogue.functions.map((fn, i) => ({
           name: fn.text.name,
@@ -202,7 +256,9 @@ export async function createEvaluator(): Promise<Evaluator> {
           description: fn.text.description,
           visible: fn.visible,
           terms: functionTerms[i],
-          embedding: embed ? embedder.embed(fn.doc.embedding_text, setting.embedding) : undefined,
+          embedding: embed
+            ? embedder.embed(fn.doc.embedding_text, setting.embedding, fieldTexts(fn.fields, 'functions'))
+            : undefined,
         })),
         dictionary,
         options,
@@ -315,6 +371,7 @@ export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
   }
   const hybrid: Setting[] = [];
   const vector: Setting[] = [];
+  const families: Record<string, Setting[]> = {};
   const tagOf = (embedding: SemanticEmbeddingOptions) =>
     `share ${embedding.semanticShare}, pc ${embedding.removeComponents}, a ${embedding.sifA}`;
   for (const embedding of embeddings) {
@@ -386,10 +443,18 @@ export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
       }
     }
   }
+  families.hybrid = hybrid;
+  const second = candidates(strong, hasWordVectors);
+  Object.assign(families, second);
+  // All of them at once, as the folds would choose if the candidates joined the default's grid.
+  families['hybrid + second-round candidates'] = [
+    ...hybrid,
+    ...Object.values(second).flatMap((settings) => settings.slice(1)),
+  ];
   const fixed = (mode: RankingMode): Setting[] => [
     { label: mode, mode, embedding: SEMANTIC_EMBEDDING_DEFAULTS, vectorWeight: 0 },
   ];
-  const families: Record<string, Setting[]> = { hybrid, lexical: fixed('lexical'), bm25: fixed('bm25'), vector };
+  Object.assign(families, { lexical: fixed('lexical'), bm25: fixed('bm25'), vector });
   if (hasWordVectors) {
     families['lexical + neighbours'] = [
       ...fixed('lexical'),
@@ -409,13 +474,121 @@ export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
   return families;
 }
 
+/**
+ * The candidates of the second round of issue 14, each a family of its own: the default's setting
+ * plus the candidate's settings (crossed with the sentence-vector settings that did best in the
+ * first grid), so that CV shows whether the folds choose it and what it does on held-out lines.
+ * - field-aware sentence vectors: name, description and parameter names embedded apart, weighted;
+ * - BM25F field weights of functions (name, app, description, context) chosen by CV, not by hand;
+ * - z-score fusion: each side standardised per query before the weighted sum (not divided by its best).
+ */
+function candidates(strong: SemanticEmbeddingOptions[], hasWordVectors: boolean): Record<string, Setting[]> {
+  const tagOf = (embedding: SemanticEmbeddingOptions) =>
+    `share ${embedding.semanticShare}, pc ${embedding.removeComponents}, a ${embedding.sifA}`;
+  const base: Setting = {
+    label: `${tagOf(SEMANTIC_EMBEDDING_DEFAULTS)}, vector weight ${DEFAULT_ENGINE_OPTIONS.vectorWeight} (default)`,
+    mode: 'hybrid',
+    embedding: SEMANTIC_EMBEDDING_DEFAULTS,
+    vectorWeight: DEFAULT_ENGINE_OPTIONS.vectorWeight,
+  };
+  const out: Record<string, Setting[]> = {};
+  if (hasWordVectors) {
+    const fieldVectors: Setting[] = [base];
+    const weightSets: FieldVectorWeights[] = [
+      [1, 1, 0],
+      [2, 1, 0],
+      [1, 2, 0],
+      [1, 1, 0.5],
+      [2, 2, 1],
+      [1, 1, 1],
+    ];
+    for (const embedding of strong) {
+      for (const weights of weightSets) {
+        for (const vectorWeight of [0.25, 0.4]) {
+          fieldVectors.push({
+            label: `${tagOf(embedding)}, vector weight ${vectorWeight}, field vectors ${weights.join('/')}`,
+            mode: 'hybrid',
+            embedding,
+            vectorWeight,
+            fieldVectors: weights,
+          });
+        }
+      }
+    }
+    // Apps alone: an app's text (names, description, a list of function names) is the least like one sentence.
+    for (const weights of weightSets) {
+      fieldVectors.push({
+        ...base,
+        label: `${tagOf(SEMANTIC_EMBEDDING_DEFAULTS)}, vector weight ${base.vectorWeight}, field vectors of apps ${weights.join('/')}`,
+        fieldVectors: weights,
+        fieldVectorKinds: 'apps',
+      });
+    }
+    out['hybrid: field vectors'] = fieldVectors;
+  }
+  const lexicalWeights: Setting[] = [base];
+  const defaults = DEFAULT_ENGINE_OPTIONS.functionFields.weights;
+  for (const name of [2, 3, 4]) {
+    for (const app of [1, 2, 3]) {
+      for (const description of [1, 1.5]) {
+        for (const context of [0.3, 0.6]) {
+          const weights = { name, app, description, context };
+          if (Object.entries(weights).every(([field, value]) => defaults[field] === value)) {
+            continue;
+          }
+          lexicalWeights.push({
+            ...base,
+            label: `${tagOf(SEMANTIC_EMBEDDING_DEFAULTS)}, vector weight ${base.vectorWeight}, function fields name ${name} app ${app} description ${description} context ${context}`,
+            functionWeights: weights,
+          });
+        }
+      }
+    }
+  }
+  out['hybrid: lexical field weights'] = lexicalWeights;
+  const zscore: Setting[] = [base];
+  for (const embedding of hasWordVectors ? strong : [SEMANTIC_EMBEDDING_DEFAULTS]) {
+    for (const vectorWeight of [0.25, 0.5, 0.75, 1]) {
+      zscore.push({
+        label: `${tagOf(embedding)}, z-score fusion, vector weight ${vectorWeight}`,
+        mode: 'hybrid',
+        embedding,
+        vectorWeight,
+        fusion: 'zscore',
+      });
+    }
+  }
+  out['hybrid: z-score fusion'] = zscore;
+  return out;
+}
+
 const describe = (s: Setting) => s.label;
+
+/** Reciprocal ranks per setting, computed once (families share settings). */
+export function rankCache(evaluator: Evaluator): (setting: Setting) => { functions: number[]; apps: number[] } {
+  const cache = new Map<Setting, { functions: number[]; apps: number[] }>();
+  return (setting) => {
+    let ranks = cache.get(setting);
+    if (!ranks) {
+      ranks = evaluator.reciprocalRanks(setting);
+      cache.set(setting, ranks);
+    }
+    return ranks;
+  };
+}
 
 async function main(): Promise<void> {
   const evaluator = await createEvaluator();
   const families = grid(evaluator.hasWordVectors);
+  // CV_FAMILIES=a,b: only the families whose names start with one of these (a quick look at a candidate).
+  const only = process.env.CV_FAMILIES?.split(',');
+  const cache = rankCache(evaluator);
   for (const [family, settings] of Object.entries(families)) {
-    const ranks = new Map(settings.map((setting) => [setting, evaluator.reciprocalRanks(setting)]));
+    if (only && !only.some((prefix) => family.startsWith(prefix))) {
+      continue;
+    }
+    const started = performance.now();
+    const ranks = new Map(settings.map((setting) => [setting, cache(setting)]));
     const cv = crossValidate(settings, ranks);
     const f = (rr: number[]) => {
       const m = figures(rr);
@@ -430,6 +603,7 @@ async function main(): Promise<void> {
     console.log(`  in-sample functions ${f(cv.bestRanks.functions)} apps ${f(cv.bestRanks.apps)}`);
     console.log(`  cross-val functions ${f(cv.functions)} apps ${f(cv.apps)}`);
     cv.chosen.forEach((setting, k) => console.log(`  fold ${k}: ${describe(setting)}`));
+    console.log(`  ${settings.length} settings in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
 }
 

@@ -21,6 +21,7 @@ import {
   figures,
   FOLDS,
   grid,
+  rankCache,
   type Setting,
 } from './cross-validate.js';
 import { SEARCH_FIELDS } from '../src/search/search-document.js';
@@ -136,10 +137,11 @@ const three = (rr: number[]) => {
 async function crossValidated(): Promise<void> {
   const evaluator: Evaluator = await createEvaluator();
   const families = grid(evaluator.hasWordVectors);
+  const cache = rankCache(evaluator);
   const rows: (string | number)[][] = [];
   let chosen: Setting | undefined;
   for (const [family, settings] of Object.entries(families)) {
-    const ranks = new Map(settings.map((setting) => [setting, evaluator.reciprocalRanks(setting)]));
+    const ranks = new Map(settings.map((setting) => [setting, cache(setting)]));
     const cv = crossValidate(settings, ranks);
     const label = family === 'hybrid' ? '**hybrid** (default)' : family;
     rows.push(['functions', label, settings.length, ...three(cv.bestRanks.functions), ...three(cv.functions)]);

@@ -138,6 +138,20 @@ describe('SearchEngine (fusion alternatives measured by bench/cross-validate.ts)
     expect(names(build({ fusion: 'rrf', vectorWeight: 0 }).rankFunctions(hybrid, {}))[0]).toBe('FILER__UPLOAD_FILE');
   });
 
+  it('z-score fusion weighs each side by how far its candidates stand apart, not by its best score', () => {
+    const hybrid = request('upload a file', { mode: 'hybrid', vector });
+    const order = (fusion: 'score' | 'zscore', vectorWeight: number) =>
+      names(build({ fusion, vectorWeight }).rankFunctions(hybrid, {}));
+    // The vector side has two candidates (DELETE_FILE 1, LIST_FOLDERS 0.9). Divided by its best, LIST_FOLDERS
+    // gets 0.89 of the weight and UPLOAD_FILE (no similarity) 0; standardised, LIST_FOLDERS is one standard
+    // deviation under the mean, as low as a document missing from that side, so the lexical order decides.
+    expect(order('score', 1).slice(0, 3)).toEqual(['FILER__DELETE_FILE', 'FILER__LIST_FOLDERS', 'FILER__UPLOAD_FILE']);
+    expect(order('zscore', 1).slice(0, 3)).toEqual(['FILER__UPLOAD_FILE', 'FILER__DELETE_FILE', 'FILER__LIST_FOLDERS']);
+    expect(order('zscore', 2)[0]).toBe('FILER__DELETE_FILE');
+    // The mail functions match neither side (no word, similarity below the floor): last, by name.
+    expect(order('zscore', 2).slice(3)).toEqual(['MAILER__SEND_EMAIL', 'MAILER__TRASH_MESSAGE']);
+  });
+
   it("gives functions a share of their app's vector similarity when asked to", () => {
     const query = request('zzz', { mode: 'vector', vector });
     const without = names(build({}).rankFunctions(query, {}));

@@ -106,9 +106,12 @@ export interface EngineOptions {
   vectorWeight: number;
   /**
    * `score`: the two scores, each divided by its best, added (the vector side times `vectorWeight`);
-   * `rrf`: reciprocal rank fusion, 1 / (60 + rank) per side (the vector side times `vectorWeight`).
+   * `rrf`: reciprocal rank fusion, 1 / (60 + rank) per side (the vector side times `vectorWeight`);
+   * `zscore`: each side standardised over its own candidates (minus their mean, over their standard
+   * deviation), added (the vector side times `vectorWeight`); a document missing from one side gets
+   * that side's lowest standardised score.
    */
-  fusion: 'score' | 'rrf';
+  fusion: 'score' | 'rrf' | 'zscore';
   /**
    * Share of an app's vector similarity (above the floor) added to each of its functions' own: the
    * app as context on the vector side, as `appContext` is on the lexical side. 0: none.
@@ -622,6 +625,9 @@ export class SearchEngine {
     if (lexical && this.options.fusion === 'rrf') {
       return this.fuseRanks(lexical, similarity, n);
     }
+    if (lexical && this.options.fusion === 'zscore') {
+      return this.fuseStandardised(lexical, similarity, n);
+    }
     const values = new Float32Array(n);
     const ids: number[] = [];
     if (lexical) {
@@ -650,6 +656,63 @@ export class SearchEngine {
           values[id] += add;
         }
       }
+    }
+    return { values, ids };
+  }
+
+  /**
+   * Z-score fusion: each side's scores minus their mean, over their standard deviation (over that
+   * side's candidates), so that a side whose best match stands out from the rest counts for more than
+   * one whose candidates are all alike; the sum is shifted so the weakest candidate stays positive.
+   */
+  private fuseStandardised(lexical: Scores, similarity: Map<number, number>, n: number): Scores {
+    const standardise = (values: number[]) => {
+      const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+      const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length) || 1;
+      return (value: number) => (value - mean) / sd;
+    };
+    const floor = this.options.minSimilarity;
+    const similar = [...similarity].filter(([, value]) => value > floor);
+    const lexicalZ = lexical.ids.length ? standardise(lexical.ids.map((id) => lexical.values[id])) : undefined;
+    const vectorZ = similar.length ? standardise(similar.map(([, value]) => value)) : undefined;
+    const combined = new Map<number, number>();
+    let lexicalMin = 0;
+    let vectorMin = 0;
+    if (lexicalZ) {
+      lexicalMin = Infinity;
+      for (const id of lexical.ids) {
+        const z = lexicalZ(lexical.values[id]);
+        lexicalMin = Math.min(lexicalMin, z);
+        combined.set(id, z);
+      }
+    }
+    const weight = this.options.vectorWeight;
+    const vector = new Map<number, number>();
+    if (vectorZ) {
+      vectorMin = Infinity;
+      for (const [id, value] of similar) {
+        const z = vectorZ(value);
+        vectorMin = Math.min(vectorMin, z);
+        vector.set(id, z);
+      }
+    }
+    for (const id of vector.keys()) {
+      if (!combined.has(id)) {
+        combined.set(id, lexicalMin);
+      }
+    }
+    let low = Infinity;
+    for (const [id, z] of combined) {
+      const total = z + weight * (vector.get(id) ?? vectorMin);
+      combined.set(id, total);
+      low = Math.min(low, total);
+    }
+    const values = new Float32Array(n);
+    const ids: number[] = [];
+    for (const [id, total] of combined) {
+      // Every candidate of either side stays above 0 (0 means unrelated): 1 above the weakest.
+      values[id] = total - low + 1;
+      ids.push(id);
     }
     return { values, ids };
   }

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SemanticEmbeddingProvider } from '../../src/search/embeddings/semantic-embedding.provider.js';
 import {
   buildWordVectors,
+  fieldSentenceVector,
   loadWordVectors,
   prebuiltWordVectors,
   sentenceVector,
@@ -69,6 +70,22 @@ describe('word vectors: build and load', () => {
     const mail = loaded.vector('mail')!;
     [0.1, 1, 0.2, 0].forEach((value, i) => expect(mail[i]).toBeCloseTo(value, 2));
     expect(loaded.similarity('mail', 'email')!).toBeGreaterThan(loaded.similarity('mail', 'invoice')!);
+  });
+
+  it('a field-aware sentence vector scores the weighted mean of its fields’ cosines; an empty field drops out', async () => {
+    const dir = tempDir();
+    const json = join(dir, 'vectors.json');
+    writeFileSync(json, packageJson(small));
+    const vectors = await buildWordVectors(json, 'test@1', { maxRank: 8, components: 2 });
+    const options = { sifA: 1e-3, removeComponents: 0 };
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i], 0);
+    const query = sentenceVector('send mail', vectors, options);
+    const name = sentenceVector('send', vectors, options);
+    const description = sentenceVector('invoice', vectors, options);
+    const fields = fieldSentenceVector(['send', 'invoice', 'zzz unknown'], [3, 1, 5], vectors, options);
+    // "zzz unknown" has no known word: its weight 5 is left out, the others count 3/4 and 1/4.
+    expect(dot(query, fields)).toBeCloseTo(0.75 * dot(query, name) + 0.25 * dot(query, description), 5);
+    expect(fieldSentenceVector(['zzz'], [1], vectors, options).every((value) => value === 0)).toBe(true);
   });
 
   it('reads entries split across the read chunks of a large file', async () => {

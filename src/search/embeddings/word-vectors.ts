@@ -463,3 +463,35 @@ export function sentenceVector(
   }
   return normalize(out);
 }
+
+/**
+ * A field-aware sentence vector: one sentence vector per field (e.g. name, description, parameter
+ * names), summed with the fields' weights, renormalised over the non-empty fields and not scaled to
+ * unit length, so that its dot product with a unit query vector is the weighted mean of the fields'
+ * cosines. A long description then no longer drowns the few words of the name.
+ */
+export function fieldSentenceVector(
+  fields: readonly string[],
+  weights: readonly number[],
+  vectors: WordVectors,
+  options: SentenceVectorOptions = SENTENCE_VECTOR_DEFAULTS,
+): Float32Array {
+  const out = new Float32Array(vectors.dimensions);
+  const parts = fields.map((text) => sentenceVector(text, vectors, options));
+  let total = 0;
+  parts.forEach((part, i) => {
+    if (part.some((value) => value !== 0)) {
+      total += weights[i];
+    }
+  });
+  if (total === 0) {
+    return out;
+  }
+  parts.forEach((part, i) => {
+    const weight = weights[i] / total;
+    for (let j = 0; j < out.length; j++) {
+      out[j] += weight * part[j];
+    }
+  });
+  return out;
+}
