@@ -82,7 +82,7 @@ export class UpstreamHttp implements OnModuleDestroy {
         discard(response.body);
         throw this.tooLarge(request.origin);
       }
-      const body = Buffer.from(await response.body.arrayBuffer());
+      const body = await readAll(response.body);
       return { status: response.statusCode, headers: response.headers, body };
     } catch (error) {
       throw timedOut ? this.timeout(request.origin) : this.describe(error, request.origin);
@@ -129,6 +129,23 @@ export class UpstreamHttp implements OnModuleDestroy {
     const reason = error instanceof Error ? error.message : String(error);
     return new UpstreamFailure('other', `The request to ${origin} failed: ${reason}${code ? ` (${code})` : ''}`);
   }
+}
+
+/**
+ * The whole body (undici enforces maxResponseSize while it streams in). Not the body's `arrayBuffer()`: its
+ * consume machinery cost about 3 µs per call more than these listeners in the 2026-11-26 profile of bench:execute.
+ */
+function readAll(body: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    body.once('error', reject);
+  });
 }
 
 /** Stops reading an answer and closes its connection; the abort error the stream then emits is expected. */

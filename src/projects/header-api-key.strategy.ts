@@ -47,6 +47,10 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
     this.cache = new LRUCache<string, CachedKey>({
       max: CACHE_MAX_KEYS,
       ttl: config.API_KEY_CACHE_TTL_MS,
+      // lru-cache's default (1 ms) keeps the clock it read for 1 ms and arms a timer to forget it: at a few
+      // thousand requests per second that is one timer per request (about 1.5 µs of the 2026-11-26 profile);
+      // reading performance.now() on every look-up costs less.
+      ttlResolution: 0,
       // Concurrent requests with a key not yet cached share one lookup.
       fetchMethod: async (apiKey, _stale, { options }) => {
         const row = await this.projects.findActiveKeyByHash(hashBearerSecret(apiKey));
@@ -77,9 +81,17 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
     return new passport.Authenticator();
   }
 
-  /** The verify callback: the key's project, or ApiKeyInvalidError for unknown, revoked and expired keys alike. */
-  async validate(apiKey: string): Promise<ApiKeyPrincipal> {
-    const key = await this.cache.fetch(apiKey);
+  /**
+   * The verify callback: the key's project, or ApiKeyInvalidError for unknown, revoked and expired keys alike.
+   * A cached key is answered without a promise (`get`); only a miss goes through `fetch`, which shares one
+   * lookup among concurrent requests (the async path costs about 3 µs per request more, 2026-11-26 profile).
+   */
+  validate(apiKey: string): ApiKeyPrincipal | Promise<ApiKeyPrincipal> {
+    const cached = this.cache.get(apiKey);
+    return cached ? this.accept(cached) : this.cache.fetch(apiKey).then((key) => this.accept(key));
+  }
+
+  private accept(key: CachedKey | undefined): ApiKeyPrincipal {
     const now = Date.now();
     if (!key || (key.expiresAt !== null && key.expiresAt <= now)) {
       throw new ApiKeyInvalidError();
