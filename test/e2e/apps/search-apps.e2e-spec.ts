@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEntity } from '../../../src/apps/app.entity.js';
-import { insertConfigurationRow } from '../../factories/configuration-row.factory.js';
+import { insertAppConfiguration } from '../../factories/app-configuration.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import type { TestProject } from '../../helpers/test-context.js';
 
@@ -99,10 +99,10 @@ describe('GET /v1/apps/search (searchApps)', () => {
       const tag = unique();
       const { category, apps } = await appsInNewCategory([`P_${tag}`, `Q_${tag}`, `R_${tag}`, `S_${tag}`]);
       const [p, q, r] = apps;
-      await insertConfigurationRow(app.dataSource, project.projectId, p.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, p.name);
       // A disabled configuration still makes the app configured.
-      await insertConfigurationRow(app.dataSource, project.projectId, r.name, { enabled: false });
-      await insertConfigurationRow(app.dataSource, other.projectId, q.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, r.name, { enabled: false });
+      await insertAppConfiguration(app.dataSource, other.projectId, q.name);
 
       const mine = await search({ categories: category, configured_only: true });
       const theirs = await search({ categories: category, configured_only: true }, other.apiKey);
@@ -118,7 +118,7 @@ describe('GET /v1/apps/search (searchApps)', () => {
     it('accepts the query boolean words (1, yes, on / 0, no, off)', async () => {
       const tag = unique();
       const { category, apps } = await appsInNewCategory([`T1_${tag}`, `T2_${tag}`]);
-      await insertConfigurationRow(app.dataSource, project.projectId, apps[0].name);
+      await insertAppConfiguration(app.dataSource, project.projectId, apps[0].name);
 
       for (const word of ['1', 'yes', 'on', 'TRUE']) {
         expect((await search({ categories: category, configured_only: word })).body).toEqual([basic(apps[0])]);
@@ -133,8 +133,8 @@ describe('GET /v1/apps/search (searchApps)', () => {
       const category = `cat-${tag}`;
       const hidden = await app.ctx.newApp({ name: `HIDDEN_${tag}`, categories: [category], visibility: 'private' });
       const off = await app.ctx.newApp({ name: `OFF_${tag}`, categories: [category], active: false });
-      await insertConfigurationRow(app.dataSource, project.projectId, hidden.name);
-      await insertConfigurationRow(app.dataSource, project.projectId, off.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, hidden.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, off.name);
 
       const res = await search({ categories: category, configured_only: true });
 
@@ -147,7 +147,7 @@ describe('GET /v1/apps/search (searchApps)', () => {
     it('allowed_apps_only is configured_only under another name, alone or combined', async () => {
       const tag = unique();
       const { category, apps } = await appsInNewCategory([`AA_${tag}`, `AB_${tag}`]);
-      await insertConfigurationRow(app.dataSource, project.projectId, apps[0].name, { enabled: false });
+      await insertAppConfiguration(app.dataSource, project.projectId, apps[0].name, { enabled: false });
 
       const aci = await search({ categories: category, allowed_apps_only: true });
       const ranked = await search({ categories: category, allowed_apps_only: true, intent: 'test application' });
@@ -378,7 +378,7 @@ describe('GET /v1/apps/search (searchApps)', () => {
         description: 'Payments only',
         categories: [category],
       });
-      await insertConfigurationRow(app.dataSource, project.projectId, configured.name, { enabled: false });
+      await insertAppConfiguration(app.dataSource, project.projectId, configured.name, { enabled: false });
 
       const res = await search({ intent: 'invoices payments', categories: category, configured_only: true });
 

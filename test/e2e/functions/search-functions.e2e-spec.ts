@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEntity } from '../../../src/apps/app.entity.js';
 import type { FunctionEntity } from '../../../src/functions/function.entity.js';
-import { insertConfigurationRow } from '../../factories/configuration-row.factory.js';
+import { insertAppConfiguration } from '../../factories/app-configuration.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import type { TestProject } from '../../helpers/test-context.js';
 
@@ -93,7 +93,7 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       const { app: a, fns } = await appWith(['ONE', 'TWO']);
       await app.ctx.newFunction(a.name, { visibility: 'private' });
       const unconfigured = await appWith(['THREE']);
-      await insertConfigurationRow(app.dataSource, project.projectId, a.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, a.name);
 
       const res = await search({ app_names: [a.name, unconfigured.app.name], configured_only: true });
       const unrestricted = await search({ app_names: [a.name, unconfigured.app.name], configured_only: false });
@@ -106,7 +106,7 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       const { app: a, fns } = await appWith(['READ', 'WRITE', 'ADMIN']);
       const hidden = await app.ctx.newFunction(a.name, { name: `${a.name}__HIDDEN`, active: false });
       const [read, , admin] = fns;
-      await insertConfigurationRow(app.dataSource, project.projectId, a.name, {
+      await insertAppConfiguration(app.dataSource, project.projectId, a.name, {
         all_functions_enabled: false,
         enabled_functions: [read.name, admin.name, hidden.name],
       });
@@ -118,7 +118,7 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
 
     it('returns nothing for a disabled configuration', async () => {
       const { app: a } = await appWith(['ONE']);
-      await insertConfigurationRow(app.dataSource, project.projectId, a.name, { enabled: false });
+      await insertAppConfiguration(app.dataSource, project.projectId, a.name, { enabled: false });
 
       const res = await search({ app_names: a.name, configured_only: true });
 
@@ -130,8 +130,8 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       const other = await app.ctx.newProject('other project');
       const mine = await appWith(['MINE']);
       const theirs = await appWith(['THEIRS']);
-      await insertConfigurationRow(app.dataSource, project.projectId, mine.app.name);
-      await insertConfigurationRow(app.dataSource, other.projectId, theirs.app.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, mine.app.name);
+      await insertAppConfiguration(app.dataSource, other.projectId, theirs.app.name);
       const names = [mine.app.name, theirs.app.name];
 
       const forMe = await search({ app_names: names, configured_only: true });
@@ -143,7 +143,7 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
 
     it('never lists functions of an invisible app, even when configured', async () => {
       const { app: a } = await appWith(['ONE'], { visibility: 'private' });
-      await insertConfigurationRow(app.dataSource, project.projectId, a.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, a.name);
 
       const res = await search({ app_names: a.name, configured_only: true });
 
@@ -158,11 +158,11 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       const [read] = fns;
       const off = await appWith(['OFF']);
       const none = await appWith(['NONE']);
-      await insertConfigurationRow(app.dataSource, project.projectId, some.name, {
+      await insertAppConfiguration(app.dataSource, project.projectId, some.name, {
         all_functions_enabled: false,
         enabled_functions: [read.name],
       });
-      await insertConfigurationRow(app.dataSource, project.projectId, off.app.name, { enabled: false });
+      await insertAppConfiguration(app.dataSource, project.projectId, off.app.name, { enabled: false });
       return { read, scope: [some.name, off.app.name, none.app.name] };
     }
 
@@ -475,12 +475,12 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
       const someA = await make(some.name, 'A');
       await make(some.name, 'B');
       await make(off.name, 'A');
-      await insertConfigurationRow(app.dataSource, project.projectId, all.name);
-      await insertConfigurationRow(app.dataSource, project.projectId, some.name, {
+      await insertAppConfiguration(app.dataSource, project.projectId, all.name);
+      await insertAppConfiguration(app.dataSource, project.projectId, some.name, {
         all_functions_enabled: false,
         enabled_functions: [someA.name],
       });
-      await insertConfigurationRow(app.dataSource, project.projectId, off.name, { enabled: false });
+      await insertAppConfiguration(app.dataSource, project.projectId, off.name, { enabled: false });
       const scope = [all.name, some.name, off.name];
 
       const res = await search({ intent: 'refund a payment', app_names: scope, configured_only: true });
