@@ -59,12 +59,12 @@ export function sentenceEncoderSource(
 }
 
 /**
- * Texts per call into the model. The graph runs one batch as one sparse input; larger batches are
- * barely faster per text and hold more memory.
+ * Texts per call into the model (of like length: see `encode`). Per text, batches of 8 and 32 and
+ * single texts cost about the same; a batch's vectors are those of its texts encoded one by one.
  */
 const BATCH = 32;
 
-/** Loads the encoder (about 0.2 s and 300 MB of the process's memory); undefined without the packages. */
+/** Loads the encoder (0.3–1.2 s; 100–250 MB of the process's memory); undefined without the packages. */
 export async function loadSentenceEncoder(
   source: SentenceEncoderSource | undefined = sentenceEncoderSource(),
 ): Promise<SentenceEncoder | undefined> {
@@ -78,17 +78,19 @@ export async function loadSentenceEncoder(
     id: `use-lite-${source.version}`,
     dimensions: 512,
     async encode(texts: string[]): Promise<Float32Array[]> {
-      const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
+      // A batch is padded to its longest text: texts of like length together make the catalogue's
+      // encoding 2–2.5 times faster than in their own order (ACI: 27 tokens at the median, 434 at most).
+      const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
+      const out = new Array<Float32Array>(texts.length);
+      for (let i = 0; i < order.length; i += BATCH) {
         if (i > 0) {
           // The model runs on this thread: requests get their turn between batches.
           await new Promise((resolve) => setImmediate(resolve));
         }
+        const ids = order.slice(i, i + BATCH);
         // An empty text makes the model fail: it is embedded as a space, which gives a vector like any other.
-        const batch = texts.slice(i, i + BATCH).map((text) => (text.trim() ? text : ' '));
-        for (const row of await encoder.embed(batch)) {
-          out.push(normalize(Float32Array.from(row)));
-        }
+        const rows = await encoder.embed(ids.map((id) => (texts[id].trim() ? texts[id] : ' ')));
+        rows.forEach((row, j) => (out[ids[j]] = normalize(Float32Array.from(row))));
       }
       return out;
     },
