@@ -64,7 +64,7 @@ export function sentenceEncoderSource(
  */
 const BATCH = 32;
 
-/** Loads the encoder (0.3–1.2 s; 100–250 MB of the process's memory); undefined without the packages. */
+/** Loads the encoder (0.3–1.2 s; 100–190 MB of the process's memory); undefined without the packages. */
 export async function loadSentenceEncoder(
   source: SentenceEncoderSource | undefined = sentenceEncoderSource(),
 ): Promise<SentenceEncoder | undefined> {
