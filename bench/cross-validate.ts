@@ -23,6 +23,7 @@ import {
   sentenceVector,
   type WordVectors,
 } from '../src/search/embeddings/word-vectors.js';
+import { firstWords } from '../src/search/embeddings/encoder-embedding.provider.js';
 import { loadSentenceEncoder, sentenceEncoderSource } from '../src/search/embeddings/sentence-encoder.js';
 import { TermDictionary } from '../src/search/lexical-index.js';
 import {
@@ -78,7 +79,7 @@ export interface Setting {
    * The sentence encoder's vector beside the offline one: `share` of the cosine comes from it (1: the
    * encoder's vector alone). Absent: no encoder.
    */
-  encoder?: { share: number };
+  encoder?: { share: number; words?: number };
   /** The vector side's similarity floor; absent: the offline embedding's 0.12. */
   minSimilarity?: number;
 }
@@ -158,13 +159,22 @@ class Embedder {
     private readonly encoded: Map<string, Float32Array> | undefined,
   ) {}
 
-  /** The offline vector, with the sentence encoder's beside it when the setting asks for it. */
-  embedWith(text: string, setting: Setting, fields?: { texts: string[]; weights: FieldVectorWeights }): Float32Array {
+  /**
+   * The offline vector, with the sentence encoder's beside it when the setting asks for it (of a
+   * document's first `words` words when the setting says so; an intent's whole text).
+   */
+  embedWith(
+    text: string,
+    setting: Setting,
+    fields?: { texts: string[]; weights: FieldVectorWeights },
+    document = true,
+  ): Float32Array {
     const offline = this.embed(text, setting.embedding, fields);
     if (!setting.encoder) {
       return offline;
     }
-    const encoded = this.encoded?.get(text);
+    const words = document ? setting.encoder.words : undefined;
+    const encoded = this.encoded?.get(words ? firstWords(text, words) : text);
     if (!encoded) {
       throw new Error(`no sentence-encoder vector for ${JSON.stringify(text)}`);
     }
@@ -235,9 +245,13 @@ export async function createEvaluator(): Promise<Evaluator> {
     functions: readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl')),
     apps: readJsonl(join(SHARED, 'eval', 'apps-dev.jsonl')),
   };
-  const encoder = await encodedTexts([
+  const documents = [
     ...catalogue.apps.map((app) => app.doc.embedding_text),
     ...catalogue.functions.map((fn) => fn.doc.embedding_text),
+  ];
+  const encoder = await encodedTexts([
+    ...documents,
+    ...ENCODER_WORDS.flatMap((words) => documents.map((text) => firstWords(text, words))),
     ...lines.functions.map((line) => line.intent),
     ...lines.apps.map((line) => line.intent),
   ]);
@@ -309,7 +323,7 @@ export async function createEvaluator(): Promise<Evaluator> {
         mode: setting.mode,
         offset: 0,
         limit: 10,
-        vector: embed ? embedder.embedWith(intent, setting) : undefined,
+        vector: embed ? embedder.embedWith(intent, setting, undefined, false) : undefined,
       });
       const rr = (rank: number) => (rank >= 0 ? 1 / (rank + 1) : 0);
       return {
@@ -333,6 +347,9 @@ export async function createEvaluator(): Promise<Evaluator> {
     },
   };
 }
+
+/** Lengths (in words) documents are cut to before the encoder reads them, in the grid: shorter texts encode faster. */
+const ENCODER_WORDS = [16, 32];
 
 /**
  * The sentence encoder's vectors of these texts (documents and intents), kept in a file per encoder
@@ -681,7 +698,29 @@ function encoderFamilies(embeddings: SemanticEmbeddingOptions[]): Record<string,
       }
     }
   }
-  return { 'hybrid: sentence encoder': hybrid, 'vector: sentence encoder': vector };
+  // Documents cut to their first words before the encoder reads them (the catalogue encodes faster).
+  const cut: Setting[] = [base];
+  for (const words of ENCODER_WORDS) {
+    for (const minSimilarity of [0.12, 0.25]) {
+      for (const share of [0.5, 0.75]) {
+        for (const vectorWeight of [0.25, 0.4, 0.6]) {
+          cut.push({
+            label: `default offline + encoder ${share} of the first ${words} words, vector weight ${vectorWeight}, floor ${minSimilarity}`,
+            mode: 'hybrid',
+            embedding: SEMANTIC_EMBEDDING_DEFAULTS,
+            vectorWeight,
+            encoder: { share, words },
+            minSimilarity,
+          });
+        }
+      }
+    }
+  }
+  return {
+    'hybrid: sentence encoder': hybrid,
+    'hybrid: sentence encoder, documents cut': cut,
+    'vector: sentence encoder': vector,
+  };
 }
 
 const describe = (s: Setting) => s.label;
