@@ -90,22 +90,26 @@ describe.runIf(sentenceEncoderSource())('the sentence encoder (Universal Sentenc
     const provider = new EncoderEmbeddingProvider(offline, sentenceEncoderSource()!, {
       share: 0.75,
       vectorWeight: 0.6,
+      documentWords: 4,
       queryCache: 2,
     });
-    expect(provider.model).toBe(`${offline.model}+${encoder.id}-s0.75`);
+    expect(provider.model).toBe(`${offline.model}+${encoder.id}-s0.75-w4`);
     expect(provider.vectorWeight).toBe(0.6);
     const texts = ['Lists the vehicles of the fleet', 'which trucks do we own'];
     const [document, query] = await provider.embedDocuments(texts);
     expect(document).toHaveLength(256 + 512);
-    // The cosine of two joined vectors is the share-weighted sum of the parts' cosines.
+    // The cosine of two joined vectors is the share-weighted sum of the parts' cosines; the encoder
+    // reads a catalogue text's first words (here 4), the offline part all of it.
     const [offlineDocument, offlineQuery] = await offline.embedDocuments(texts);
-    const [encodedDocument, encodedQuery] = await encoder.encode(texts);
+    const [encodedDocument, encodedQuery] = await encoder.encode(['Lists the vehicles of', 'which trucks do we']);
     expect(dot(document, query)).toBeCloseTo(
       0.25 * dot(offlineDocument, offlineQuery) + 0.75 * dot(encodedDocument, encodedQuery),
       3,
     );
+    // An intent is read whole.
     const asQuery = await provider.embedQuery(texts[1]);
-    expect(dot(asQuery, query)).toBeCloseTo(1, 4);
+    const [wholeQuery] = await encoder.encode([texts[1]]);
+    expect(dot(asQuery, query)).toBeCloseTo(0.25 + 0.75 * dot(wholeQuery, encodedQuery), 3);
     expect(await provider.embedQuery(texts[1])).toBe(asQuery);
   });
 
@@ -143,7 +147,7 @@ describe.runIf(sentenceEncoderSource())('the sentence encoder (Universal Sentenc
         .get(DataSource)
         .query<{ model: string; dimensions: number }[]>(`SELECT DISTINCT model, dimensions FROM search_embeddings`);
       expect(models).toHaveLength(1);
-      expect(models[0].model).toContain(`+${encoder.id}-s0.75`);
+      expect(models[0].model).toContain(`+${encoder.id}-s0.75-w16`);
       expect(models[0].dimensions).toBeGreaterThan(512);
     });
   });
