@@ -82,9 +82,14 @@ async function main(): Promise<void> {
   const sizes = (process.env.BENCH_SIZES ?? '1,10,100').split(',').map(Number);
   const databases = (process.env.BENCH_DATABASES ?? 'embedded,postgres').split(',');
   const intents = readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl'));
+  // EMBEDDINGS_* of the caller's environment reach the service (e.g. EMBEDDINGS_SENTENCE_ENCODER=use-lite).
+  const embeddings = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => key.startsWith('EMBEDDINGS_')),
+  ) as Record<string, string>;
   const rows: (string | number)[][] = [];
   for (const kind of databases) {
-    const db = kind === 'postgres' ? await postgres() : embedded();
+    const database = kind === 'postgres' ? await postgres() : embedded();
+    const db = { ...database, env: { ...database.env, ...embeddings } };
     try {
       await patchbay(['catalog', 'import', join(SHARED, 'catalogs', 'aci'), '--json'], db.env);
       const { api_key: apiKey } = JSON.parse(

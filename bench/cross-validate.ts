@@ -8,7 +8,8 @@
  *
  * Run alone (`node dist/bench/cross-validate.js`) it prints the grid's winner per fold as well.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HASHED_EMBEDDING_DEFAULTS, hashedEmbedding } from '../src/search/embeddings/hashed-embedding.js';
@@ -22,6 +23,8 @@ import {
   sentenceVector,
   type WordVectors,
 } from '../src/search/embeddings/word-vectors.js';
+import { firstWords } from '../src/search/embeddings/encoder-embedding.provider.js';
+import { loadSentenceEncoder, sentenceEncoderSource } from '../src/search/embeddings/sentence-encoder.js';
 import { TermDictionary } from '../src/search/lexical-index.js';
 import {
   analyseFields,
@@ -72,6 +75,13 @@ export interface Setting {
   appVectorContext?: number;
   /** BM25F's IDF raised to this power; absent: 1. */
   idfExponent?: number;
+  /**
+   * The sentence encoder's vector beside the offline one: `share` of the cosine comes from it (1: the
+   * encoder's vector alone). Absent: no encoder.
+   */
+  encoder?: { share: number; words?: number };
+  /** The vector side's similarity floor; absent: the offline embedding's 0.12. */
+  minSimilarity?: number;
 }
 
 /** Weights of the name, description and parameter-name sentence vectors (see `Setting.fieldVectors`). */
@@ -146,7 +156,39 @@ class Embedder {
   constructor(
     private readonly vectors: WordVectors | undefined,
     private readonly wordnet: WordNet | undefined,
+    private readonly encoded: Map<string, Float32Array> | undefined,
   ) {}
+
+  /**
+   * The offline vector, with the sentence encoder's beside it when the setting asks for it (of a
+   * document's first `words` words when the setting says so; an intent's whole text).
+   */
+  embedWith(
+    text: string,
+    setting: Setting,
+    fields?: { texts: string[]; weights: FieldVectorWeights },
+    document = true,
+  ): Float32Array {
+    const offline = this.embed(text, setting.embedding, fields);
+    if (!setting.encoder) {
+      return offline;
+    }
+    const words = document ? setting.encoder.words : undefined;
+    const encoded = this.encoded?.get(words ? firstWords(text, words) : text);
+    if (!encoded) {
+      throw new Error(`no sentence-encoder vector for ${JSON.stringify(text)}`);
+    }
+    const { share } = setting.encoder;
+    if (share === 1) {
+      return encoded;
+    }
+    const a = Math.sqrt(1 - share);
+    const b = Math.sqrt(share);
+    const out = new Float32Array(offline.length + encoded.length);
+    offline.forEach((value, i) => (out[i] = a * value));
+    encoded.forEach((value, i) => (out[offline.length + i] = b * value));
+    return out;
+  }
 
   embed(
     text: string,
@@ -191,17 +233,29 @@ export interface Evaluator {
   ): { functions: number[]; apps: number[] };
   lines: { functions: EvalLine[]; apps: EvalLine[] };
   hasWordVectors: boolean;
+  /** Id of the sentence encoder whose vectors the `encoder` settings use; undefined: none installed. */
+  encoderId?: string;
 }
 
 export async function createEvaluator(): Promise<Evaluator> {
   const catalogue = readCatalogue(join(SHARED, 'catalogs', 'aci'));
   const wordnet = WordNet.open();
   const vectors = await loadWordVectors();
-  const embedder = new Embedder(vectors, wordnet);
   const lines = {
     functions: readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl')),
     apps: readJsonl(join(SHARED, 'eval', 'apps-dev.jsonl')),
   };
+  const documents = [
+    ...catalogue.apps.map((app) => app.doc.embedding_text),
+    ...catalogue.functions.map((fn) => fn.doc.embedding_text),
+  ];
+  const encoder = await encodedTexts([
+    ...documents,
+    ...ENCODER_WORDS.flatMap((words) => documents.map((text) => firstWords(text, words))),
+    ...lines.functions.map((line) => line.intent),
+    ...lines.apps.map((line) => line.intent),
+  ]);
+  const embedder = new Embedder(vectors, wordnet, encoder?.vectors);
   const dictionary = new TermDictionary();
   const pack = (doc: SearchDocument) => {
     const terms = analyseFields(doc.fields);
@@ -213,6 +267,7 @@ export async function createEvaluator(): Promise<Evaluator> {
   return {
     lines,
     hasWordVectors: vectors !== undefined,
+    encoderId: encoder?.id,
     reciprocalRanks(setting, fields) {
       const embed = setting.mode === 'hybrid' || setting.mode === 'vector';
       const fieldTexts = (texts: string[], kind: 'apps' | 'functions') =>
@@ -234,7 +289,7 @@ export async function createEvaluator(): Promise<Evaluator> {
         vectorWeight: setting.vectorWeight,
         fusion: setting.fusion ?? 'score',
         appVectorContext: setting.appVectorContext ?? 0,
-        minSimilarity: 0.12,
+        minSimilarity: setting.minSimilarity ?? 0.12,
         neighbours: setting.neighbours ?? NO_NEIGHBOURS,
         wordnet,
         wordVectors: vectors,
@@ -247,7 +302,7 @@ export async function createEvaluator(): Promise<Evaluator> {
           visible: app.visible,
           terms: appTerms[i],
           embedding: embed
-            ? embedder.embed(app.doc.embedding_text, setting.embedding, fieldTexts(app.fields, 'apps'))
+            ? embedder.embedWith(app.doc.embedding_text, setting, fieldTexts(app.fields, 'apps'))
             : undefined,
         })),
         catalogue.functions.map((fn, i) => ({
@@ -257,7 +312,7 @@ export async function createEvaluator(): Promise<Evaluator> {
           visible: fn.visible,
           terms: functionTerms[i],
           embedding: embed
-            ? embedder.embed(fn.doc.embedding_text, setting.embedding, fieldTexts(fn.fields, 'functions'))
+            ? embedder.embedWith(fn.doc.embedding_text, setting, fieldTexts(fn.fields, 'functions'))
             : undefined,
         })),
         dictionary,
@@ -268,7 +323,7 @@ export async function createEvaluator(): Promise<Evaluator> {
         mode: setting.mode,
         offset: 0,
         limit: 10,
-        vector: embed ? embedder.embed(intent, setting.embedding) : undefined,
+        vector: embed ? embedder.embedWith(intent, setting, undefined, false) : undefined,
       });
       const rr = (rank: number) => (rank >= 0 ? 1 / (rank + 1) : 0);
       return {
@@ -291,6 +346,41 @@ export async function createEvaluator(): Promise<Evaluator> {
       };
     },
   };
+}
+
+/** Lengths (in words) documents are cut to before the encoder reads them, in the grid: shorter texts encode faster. */
+const ENCODER_WORDS = [16, 32];
+
+/**
+ * The sentence encoder's vectors of these texts (documents and intents), kept in a file per encoder
+ * id in the temporary folder, so that a grid costs the encoding once. Undefined when the optional
+ * packages are not installed (CV_ENCODER_FROM: a folder to resolve them from instead of here).
+ */
+async function encodedTexts(texts: string[]): Promise<{ id: string; vectors: Map<string, Float32Array> } | undefined> {
+  const source = sentenceEncoderSource(process.env.CV_ENCODER_FROM);
+  if (!source) {
+    return undefined;
+  }
+  const id = `use-lite-${source.version}`;
+  const file = join(tmpdir(), `patchbay-cv-${id}.json`);
+  const vectors = new Map<string, Float32Array>();
+  if (existsSync(file)) {
+    for (const [text, vector] of Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, number[]>)) {
+      vectors.set(text, Float32Array.from(vector));
+    }
+  }
+  const missing = [...new Set(texts)].filter((text) => !vectors.has(text));
+  if (missing.length > 0) {
+    const encoder = await loadSentenceEncoder(source);
+    const started = performance.now();
+    const encoded = await encoder!.encode(missing);
+    console.error(
+      `sentence encoder: ${missing.length} texts in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    missing.forEach((text, i) => vectors.set(text, encoded[i]));
+    writeFileSync(file, JSON.stringify(Object.fromEntries([...vectors].map(([text, v]) => [text, [...v]]))));
+  }
+  return { id, vectors };
 }
 
 /** recall@1, recall@5 and MRR of reciprocal ranks. */
@@ -357,7 +447,7 @@ export function crossValidate(
 }
 
 /** The settings searched, per ranking family. `default` is what the service ships. */
-export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
+export function grid(hasWordVectors: boolean, encoderId?: string): Record<string, Setting[]> {
   const shares = hasWordVectors ? [0, 0.25, 0.5, 0.75, 1] : [0];
   const components = hasWordVectors ? [0, 1, 2] : [1];
   const sif = hasWordVectors ? [1e-4, 1e-3, 1e-2] : [1e-3];
@@ -451,6 +541,9 @@ export function grid(hasWordVectors: boolean): Record<string, Setting[]> {
     ...hybrid,
     ...Object.values(second).flatMap((settings) => settings.slice(1)),
   ];
+  if (encoderId) {
+    Object.assign(families, encoderFamilies(embeddings));
+  }
   const fixed = (mode: RankingMode): Setting[] => [
     { label: mode, mode, embedding: SEMANTIC_EMBEDDING_DEFAULTS, vectorWeight: 0 },
   ];
@@ -562,6 +655,74 @@ function candidates(strong: SemanticEmbeddingOptions[], hasWordVectors: boolean)
   return out;
 }
 
+/**
+ * The sentence encoder (issue 14, third round): its vector alone, and beside the offline vector
+ * (the default's, or the hashed features alone) with a share of the cosine, crossed with the vector
+ * weight and the similarity floor (a dense model's unrelated pairs score 0.1–0.3, not 0). Each family
+ * includes the default's setting, so the folds choose between them.
+ */
+function encoderFamilies(embeddings: SemanticEmbeddingOptions[]): Record<string, Setting[]> {
+  const base: Setting = {
+    label: `default (${DEFAULT_ENGINE_OPTIONS.vectorWeight})`,
+    mode: 'hybrid',
+    embedding: SEMANTIC_EMBEDDING_DEFAULTS,
+    vectorWeight: DEFAULT_ENGINE_OPTIONS.vectorWeight,
+  };
+  const hashedOnly = embeddings.find((e) => e.semanticShare === 0)!;
+  const hybrid: Setting[] = [base];
+  const vector: Setting[] = [];
+  for (const minSimilarity of [0.12, 0.25, 0.35]) {
+    vector.push({
+      label: `encoder alone, floor ${minSimilarity}`,
+      mode: 'vector',
+      embedding: SEMANTIC_EMBEDDING_DEFAULTS,
+      vectorWeight: 1,
+      encoder: { share: 1 },
+      minSimilarity,
+    });
+    for (const [embeddingTag, embedding, shares] of [
+      ['default offline', SEMANTIC_EMBEDDING_DEFAULTS, [0.25, 0.5, 0.75, 1]],
+      ['hashed', hashedOnly, [0.25, 0.5, 0.75]],
+    ] as const) {
+      for (const share of shares) {
+        for (const vectorWeight of [0.1, 0.25, 0.4, 0.6, 0.8, 1]) {
+          hybrid.push({
+            label: `${share === 1 ? 'encoder alone' : `${embeddingTag} + encoder ${share}`}, vector weight ${vectorWeight}, floor ${minSimilarity}`,
+            mode: 'hybrid',
+            embedding,
+            vectorWeight,
+            encoder: { share },
+            minSimilarity,
+          });
+        }
+      }
+    }
+  }
+  // Documents cut to their first words before the encoder reads them (the catalogue encodes faster).
+  const cut: Setting[] = [base];
+  for (const words of ENCODER_WORDS) {
+    for (const minSimilarity of [0.12, 0.25]) {
+      for (const share of [0.5, 0.75]) {
+        for (const vectorWeight of [0.25, 0.4, 0.6]) {
+          cut.push({
+            label: `default offline + encoder ${share} of the first ${words} words, vector weight ${vectorWeight}, floor ${minSimilarity}`,
+            mode: 'hybrid',
+            embedding: SEMANTIC_EMBEDDING_DEFAULTS,
+            vectorWeight,
+            encoder: { share, words },
+            minSimilarity,
+          });
+        }
+      }
+    }
+  }
+  return {
+    'hybrid: sentence encoder': hybrid,
+    'hybrid: sentence encoder, documents cut': cut,
+    'vector: sentence encoder': vector,
+  };
+}
+
 const describe = (s: Setting) => s.label;
 
 /** Reciprocal ranks per setting, computed once (families share settings). */
@@ -579,7 +740,7 @@ export function rankCache(evaluator: Evaluator): (setting: Setting) => { functio
 
 async function main(): Promise<void> {
   const evaluator = await createEvaluator();
-  const families = grid(evaluator.hasWordVectors);
+  const families = grid(evaluator.hasWordVectors, evaluator.encoderId);
   // CV_FAMILIES=a,b: only the families whose names start with one of these (a quick look at a candidate).
   const only = process.env.CV_FAMILIES?.split(',');
   const cache = rankCache(evaluator);

@@ -136,7 +136,7 @@ const three = (rr: number[]) => {
 /** The in-process tables: cross-validated figures per ranking, then the ablations of the default. */
 async function crossValidated(): Promise<void> {
   const evaluator: Evaluator = await createEvaluator();
-  const families = grid(evaluator.hasWordVectors);
+  const families = grid(evaluator.hasWordVectors, evaluator.encoderId);
   const cache = rankCache(evaluator);
   const rows: (string | number)[][] = [];
   let chosen: Setting | undefined;
@@ -155,7 +155,8 @@ async function crossValidated(): Promise<void> {
   rows.sort((a, b) => String(b[0]).localeCompare(String(a[0])));
   console.log(
     `\nIn process, offline embedding${evaluator.hasWordVectors ? ' with word vectors' : ''}: the best of ` +
-      `each ranking's settings on all lines (in-sample) and chosen on ${FOLDS - 1} folds, scored on the fifth (${FOLDS}-fold CV)\n`,
+      `each ranking's settings on all lines (in-sample) and chosen on ${FOLDS - 1} folds, scored on the fifth (${FOLDS}-fold CV)` +
+      `${evaluator.encoderId ? `; sentence encoder ${evaluator.encoderId}` : ''}\n`,
   );
   console.log(table(['set', 'ranking', 'settings', 'in-sample R@1', 'R@5', 'MRR', 'CV R@1', 'CV R@5', 'CV MRR'], rows));
   if (!chosen) {

@@ -356,7 +356,12 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
       { ...apps.documents, categories: Array.from(apps.order, (at) => listedApps.categories[at]) },
       { ...functions.documents, appIds: Int32Array.from(functions.order, (at) => functionApps[at]) },
       this.dictionary,
-      { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: this.provider.minSimilarity, wordnet: this.wordnet ?? undefined },
+      {
+        ...DEFAULT_ENGINE_OPTIONS,
+        vectorWeight: this.provider.vectorWeight ?? DEFAULT_ENGINE_OPTIONS.vectorWeight,
+        minSimilarity: this.provider.minSimilarity,
+        wordnet: this.wordnet ?? undefined,
+      },
     );
     this.loaded = { apps: apps.documents, functions: functions.documents };
   }

@@ -10,6 +10,11 @@ export interface EmbeddingProvider {
    * documents are ranked by name after the related ones rather than by noise.
    */
   readonly minSimilarity: number;
+  /**
+   * Weight of the vector similarity next to the lexical score, for a provider whose vectors were
+   * tuned with one of their own; absent: the engine's default.
+   */
+  readonly vectorWeight?: number;
   /** Vectors of catalogue documents, in the order of `texts`. */
   embedDocuments(texts: string[]): Promise<Float32Array[]>;
   /** Vector of a search intent. */

@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SENTENCE_ENCODER_PACKAGES } from '../../../src/search/embeddings/sentence-encoder.js';
 import { WORD_VECTORS_PACKAGE } from '../../../src/search/embeddings/word-vectors.js';
 import { embeddedEnv } from '../../helpers/cli.js';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,15 +11,15 @@ import { once } from 'node:events';
 const FIXTURES = resolve('test/fixtures/catalog/valid');
 
 /**
- * An installation without the optional word vectors: the built service copied beside a
- * node_modules that links every installed package except that one (and the cache built from it).
+ * An installation without the optional word vectors and sentence encoder: the built service copied
+ * beside a node_modules that links every installed package except those (and the cache built from them).
  */
 function installWithout(root: string): string {
   cpSync(resolve('dist'), join(root, 'dist'), { recursive: true });
   cpSync(resolve('package.json'), join(root, 'package.json'));
   mkdirSync(join(root, 'node_modules'));
   for (const entry of readdirSync(resolve('node_modules'))) {
-    if (entry !== WORD_VECTORS_PACKAGE && entry !== '.cache') {
+    if (entry !== WORD_VECTORS_PACKAGE && entry !== '.cache' && entry !== '@energetic-ai') {
       symlinkSync(resolve('node_modules', entry), join(root, 'node_modules', entry));
     }
   }
@@ -35,11 +36,12 @@ async function run(main: string, args: string[], env: NodeJS.ProcessEnv): Promis
   return output;
 }
 
-describe('the service without the optional word-vector package', { timeout: 180_000 }, () => {
+describe('the service without the optional word-vector and sentence-encoder packages', { timeout: 180_000 }, () => {
   let root: string;
   let main: string;
   let env: NodeJS.ProcessEnv;
   let child: ChildProcess | undefined;
+  let apiKey: string;
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'patchbay-nowv-'));
@@ -50,19 +52,16 @@ describe('the service without the optional word-vector package', { timeout: 180_
     };
   });
 
-  afterAll(() => {
+  /** `patchbay serve` on any free port: its address and what it logged until it listened. */
+  async function serve(serveEnv: NodeJS.ProcessEnv): Promise<{ url: string; output: string }> {
     child?.kill('SIGTERM');
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  it('starts, says in the log that the word vectors are missing, and searches as before', async () => {
-    // The command line logs warnings only; the service below logs the rest.
-    await run(main, ['catalog', 'import', FIXTURES], env);
-    const { api_key: apiKey } = JSON.parse(
-      (await run(main, ['projects', 'create', '--name', 'no vectors', '--json'], { ...env, LOG_LEVEL: 'warn' })).trim(),
-    ) as { api_key: string };
-
-    child = spawn(process.execPath, [main, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child && child.exitCode === null) {
+      await once(child, 'exit');
+    }
+    child = spawn(process.execPath, [main, 'serve', '--port', '0'], {
+      env: serveEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const url = await new Promise<string>((done, fail) => {
       const onData = (chunk: Buffer) => {
@@ -76,12 +75,42 @@ describe('the service without the optional word-vector package', { timeout: 180_
       child!.stderr!.on('data', onData);
       child!.once('exit', (code) => fail(new Error(`serve exited with ${code}: ${output}`)));
     });
+    return { url, output };
+  }
+
+  afterAll(() => {
+    child?.kill('SIGTERM');
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('starts, says in the log that the word vectors are missing, and searches as before', async () => {
+    // The command line logs warnings only; the service below logs the rest.
+    await run(main, ['catalog', 'import', FIXTURES], env);
+    ({ api_key: apiKey } = JSON.parse(
+      (await run(main, ['projects', 'create', '--name', 'no vectors', '--json'], { ...env, LOG_LEVEL: 'warn' })).trim(),
+    ) as { api_key: string });
+
+    const { url, output } = await serve(env);
     expect(output).toContain(`Word vectors not installed (optional package ${WORD_VECTORS_PACKAGE})`);
     const response = await fetch(
       `${url}/v1/functions/search?intent=${encodeURIComponent('weather forecast')}&limit=3`,
       {
         headers: { 'x-api-key': apiKey },
       },
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { name: string }[];
+    expect(body[0].name).toBe('WEATHER_DEMO__GET_FORECAST');
+  });
+
+  it('with EMBEDDINGS_SENTENCE_ENCODER=use-lite, says the encoder is missing and searches as without it', async () => {
+    const { url, output } = await serve({ ...env, EMBEDDINGS_SENTENCE_ENCODER: 'use-lite' });
+    expect(output).toContain(
+      `Sentence encoder not installed (optional packages ${Object.values(SENTENCE_ENCODER_PACKAGES).join(', ')})`,
+    );
+    const response = await fetch(
+      `${url}/v1/functions/search?intent=${encodeURIComponent('weather forecast')}&limit=3`,
+      { headers: { 'x-api-key': apiKey } },
     );
     expect(response.status).toBe(200);
     const body = (await response.json()) as { name: string }[];
