@@ -67,10 +67,13 @@ export class OpenApiImportService {
       try {
         await this.importFile(file, options, report, seenApps);
       } catch (error) {
-        if (!(error instanceof OpenApiRefusal)) {
+        // A document the database refuses (a value it cannot store, a statement too slow) is refused
+        // like any other; a database that no longer answers ends the import.
+        const reason = error instanceof OpenApiRefusal ? error.message : await this.catalog.refusedRecords(error);
+        if (reason === undefined) {
           throw error;
         }
-        report.refused.push({ file, reason: error.message });
+        report.refused.push({ file, reason });
       }
       options.onProgress?.(++done, files.length);
     }
