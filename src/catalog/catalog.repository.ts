@@ -9,9 +9,10 @@ import { FunctionEntity } from '../functions/function.entity.js';
 const CHUNK = 200;
 /**
  * Bytes of JSON and text per function INSERT, at most (a single larger row goes alone). Rows of
- * OpenAPI documents with large expanded schemas reach hundreds of KB each: 200 of them made one
- * statement of over 100 MB, which the embedded database's socket server gathers by re-concatenating
- * its buffer on every received packet (quadratic) and which grows its WebAssembly memory for good.
+ * OpenAPI documents with large expanded schemas are big, so 200 of them can make one very large
+ * statement: the embedded database's socket server gathers a message by concatenating its whole
+ * buffer again on every packet received (quadratic in the message's size), and PGlite's WebAssembly
+ * memory grows to hold the statement and never shrinks.
  */
 const CHUNK_BYTES = 2 * 1024 * 1024;
 

@@ -21,7 +21,7 @@ async function inProcess(file: string): Promise<string> {
     { folder: file, appFile: 'a', functionsFile: 'f' },
     {},
   );
-  return stableJson({ app: checked.loaded?.app, functions: checked.loaded?.functions, skipped: mapping.skipped });
+  return stableJson({ app: checked.loaded?.app, functions: checked.loaded?.functions, skipped: mapping.skipped }) ?? '';
 }
 
 describe('OpenAPI reader thread', { timeout: 120_000 }, () => {

@@ -154,6 +154,6 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 
 /**
  * The reader thread is replaced once a document has left its heap over 300 MB (V8 keeps a grown heap
- * for good), and a document needing over 1.5 GB of heap is refused rather than taking the machine.
+ * for good), and a document needing over 1 GB of heap is refused rather than taking the machine.
  */
 const READER_LIMITS = { recycleHeapMb: 300, maxHeapMb: 1024 };
