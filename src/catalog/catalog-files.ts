@@ -317,6 +317,10 @@ function schemaError(schema: Record<string, unknown>): string | undefined {
       ajv.compile(schema);
     } catch (error) {
       return (error as Error).message;
+    } finally {
+      // Ajv keeps every compiled schema (and its $id) for the life of the instance: an import of
+      // thousands of documents would hold all their functions' schemas.
+      ajv.removeSchema(schema);
     }
   }
   return undefined;

@@ -5,7 +5,16 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 
+/** Rows per INSERT statement, at most. */
 const CHUNK = 200;
+/**
+ * Bytes of JSON and text per function INSERT, at most (a single larger row goes alone). Rows of
+ * OpenAPI documents with large expanded schemas are big, so 200 of them can make one very large
+ * statement: the embedded database's socket server gathers a message by concatenating its whole
+ * buffer again on every packet received (quadratic in the message's size), and PGlite's WebAssembly
+ * memory grows to hold the statement and never shrinks.
+ */
+const CHUNK_BYTES = 2 * 1024 * 1024;
 
 @Injectable()
 export class CatalogRepository {
@@ -47,6 +56,16 @@ export class CatalogRepository {
     return names;
   }
 
+  /** Whether the database answers a trivial query (after a failed write). */
+  async answers(): Promise<boolean> {
+    try {
+      await this.dataSource.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async countApps(): Promise<number> {
     return this.dataSource.getRepository(AppEntity).count();
   }
@@ -84,12 +103,12 @@ export class CatalogRepository {
           )
           .execute();
       }
-      for (let i = 0; i < functions.length; i += CHUNK) {
+      for (const chunk of chunksByBytes(functions, functionBytes)) {
         await manager
           .createQueryBuilder()
           .insert()
           .into(FunctionEntity)
-          .values(functions.slice(i, i + CHUNK) as QueryDeepPartialEntity<FunctionEntity>[])
+          .values(chunk as QueryDeepPartialEntity<FunctionEntity>[])
           .updateEntity(false)
           .orUpdate(
             [
@@ -111,4 +130,34 @@ export class CatalogRepository {
       }
     });
   }
+}
+
+/** Consecutive runs of `rows`, each of at most CHUNK rows and CHUNK_BYTES (a larger row alone). */
+export function* chunksByBytes<T>(rows: T[], bytesOf: (row: T) => number, maxBytes = CHUNK_BYTES): Generator<T[]> {
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = bytesOf(row);
+    if (chunk.length > 0 && (chunk.length >= CHUNK || bytes + size > maxBytes)) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) {
+    yield chunk;
+  }
+}
+
+/** About the bytes a function row takes in an INSERT: its JSON columns as text, and its description. */
+function functionBytes(row: Partial<FunctionEntity>): number {
+  return (
+    JSON.stringify(row.parameters ?? {}).length +
+    JSON.stringify(row.protocol_data ?? {}).length +
+    JSON.stringify(row.response ?? {}).length +
+    (row.description?.length ?? 0) +
+    (row.tags ?? []).reduce((sum, tag) => sum + tag.length + 3, 0)
+  );
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
@@ -100,24 +101,29 @@ export class CatalogService {
     ]);
     const appRows: Partial<AppEntity>[] = [];
     const functionRows: Partial<FunctionEntity>[] = [];
+    // Counted into `report` once written: a write the database refuses leaves the report as it was.
+    const counted: Pick<ImportReport, 'apps' | 'functions'> = {
+      apps: { added: [], updated: [], unchanged: 0 },
+      functions: { added: [], updated: [], unchanged: 0 },
+    };
     let done = 0;
     for (const loaded of apps) {
       const appName = loaded.app.name;
       const known = knownApps.get(appName);
       if (known === loaded.appHash) {
-        report.apps.unchanged += 1;
+        counted.apps.unchanged += 1;
       } else {
-        (known === undefined ? report.apps.added : report.apps.updated).push(appName);
+        (known === undefined ? counted.apps.added : counted.apps.updated).push(appName);
         appRows.push(this.toAppRow(loaded));
       }
       for (const fn of loaded.functions) {
         const hash = loaded.functionHashes.get(fn.name) as string;
         const knownFn = knownFunctions.get(fn.name);
         if (knownFn?.content_hash === hash && knownFn.app_name === appName) {
-          report.functions.unchanged += 1;
+          counted.functions.unchanged += 1;
           continue;
         }
-        (knownFn === undefined ? report.functions.added : report.functions.updated).push(fn.name);
+        (knownFn === undefined ? counted.functions.added : counted.functions.updated).push(fn.name);
         functionRows.push({
           name: fn.name,
           app_name: appName,
@@ -140,6 +146,11 @@ export class CatalogService {
       // New or changed functions change the tool lists of every project that enables them.
       await this.changes.publish('functions');
     }
+    for (const kind of ['apps', 'functions'] as const) {
+      report[kind].added.push(...counted[kind].added);
+      report[kind].updated.push(...counted[kind].updated);
+      report[kind].unchanged += counted[kind].unchanged;
+    }
   }
 
   /**
@@ -155,6 +166,28 @@ export class CatalogService {
     if (changed > 0) {
       await this.searchIndex.refresh();
     }
+  }
+
+  /**
+   * Why the database refused a write, when the failure is about the records and the database still
+   * answers (a value it cannot store, a statement over its time limit): the caller may go on with
+   * other records. Undefined when the error is not the database's, or the database itself failed
+   * (connection lost, shutting down, out of resources): nothing more can be written.
+   */
+  async refusedRecords(error: unknown): Promise<string | undefined> {
+    if (!(error instanceof QueryFailedError)) {
+      return undefined;
+    }
+    const driverError = error.driverError as { code?: unknown; message?: unknown } | undefined;
+    const code = typeof driverError?.code === 'string' ? driverError.code : undefined;
+    const message = typeof driverError?.message === 'string' ? driverError.message : error.message;
+    // Without a SQLSTATE only the client's query time limit is about the statement; the rest
+    // (connection ended, socket errors) is the database's.
+    const aboutRecords = code !== undefined ? !DATABASE_FAILURES.test(code) : message === QUERY_TIMEOUT_MESSAGE;
+    if (!aboutRecords || !(await this.catalog.answers())) {
+      return undefined;
+    }
+    return `the database refused its records: ${message.split('\n')[0]}${code ? ` (SQLSTATE ${code})` : ''}`;
   }
 
   /** `METHOD path` → function name, for the REST functions an app has in the catalogue. */
@@ -228,5 +261,14 @@ export function readSecretsFile(path: string): Record<string, string> {
   }
   return result;
 }
+
+/**
+ * SQLSTATE classes of a failing database rather than failing records: connection exceptions (08),
+ * insufficient resources (53), operator intervention (57: shutdown, terminated connection — but not
+ * 57014, a statement cancelled by its time limit), system errors (58) and internal errors (XX).
+ */
+const DATABASE_FAILURES = /^(08|53|58|XX)|^57(?!014)/;
+/** What `pg` rejects a query with when it passes the client's `query_timeout`. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;

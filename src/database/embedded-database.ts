@@ -74,7 +74,15 @@ export class EmbeddedDatabase {
     return new Blob([(await answer).data]);
   }
 
-  async close(): Promise<void> {
+  /** Closes the database and ends its thread; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private closing?: Promise<void>;
+
+  private async closeOnce(): Promise<void> {
     const closed = reply(this.worker, 'closed');
     this.worker.postMessage({ type: 'close' } satisfies EmbeddedWorkerRequest);
     await closed;

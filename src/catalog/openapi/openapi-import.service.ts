@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { checkAppRecords, type CatalogProblem } from '../catalog-files.js';
 import { CatalogService, type ChangeSummary } from '../catalog.service.js';
-import { documentAppName, mapOpenApiDocument, OpenApiRefusal, type OpenApiMappingOptions } from './openapi-mapping.js';
-import { loadOpenApiDocument, openApiFiles } from './openapi-source.js';
+import type { MappedDocument } from './openapi-document.worker.js';
+import { OpenApiRefusal, type OpenApiMappingOptions } from './openapi-mapping.js';
+import { OpenApiReader } from './openapi-reader.js';
+import { openApiFiles } from './openapi-files.js';
 
 export interface OpenApiImportOptions extends Omit<OpenApiMappingOptions, 'previousNames'> {
   /** Values for the OAuth 2.0 client placeholders (`{{ APP_CLIENT_ID }}`, `{{ APP_CLIENT_SECRET }}`). */
@@ -62,17 +63,35 @@ export class OpenApiImportService {
       return report;
     }
     const seenApps = new Map<string, string>();
-    let done = 0;
-    for (const file of files) {
-      try {
-        await this.importFile(file, options, report, seenApps);
-      } catch (error) {
-        if (!(error instanceof OpenApiRefusal)) {
-          throw error;
+    const reader = new OpenApiReader(READER_LIMITS);
+    const validate = options.validate !== false;
+    // The next document is read on the reader's thread while this one is written.
+    let next = files.length > 0 ? settle(reader.load(files[0], validate, options.appName)) : undefined;
+    try {
+      for (const [index, file] of files.entries()) {
+        const loading = next as Promise<Settled<string>>;
+        next = undefined;
+        try {
+          await this.importFile(file, await loading, reader, options, report, seenApps, () => {
+            next =
+              index + 1 < files.length ? settle(reader.load(files[index + 1], validate, options.appName)) : undefined;
+          });
+        } catch (error) {
+          // A document the database refuses (a value it cannot store, a statement too slow) is refused
+          // like any other; a database that no longer answers ends the import.
+          const reason = error instanceof OpenApiRefusal ? error.message : await this.catalog.refusedRecords(error);
+          if (reason === undefined) {
+            throw error;
+          }
+          report.refused.push({ file, reason });
         }
-        report.refused.push({ file, reason: error.message });
+        next ??=
+          index + 1 < files.length ? settle(reader.load(files[index + 1], validate, options.appName)) : undefined;
+        options.onProgress?.(index + 1, files.length);
       }
-      options.onProgress?.(++done, files.length);
+    } finally {
+      await next;
+      await reader.close();
     }
     if (!options.dryRun) {
       await this.catalog.refreshSearch(report);
@@ -80,54 +99,61 @@ export class OpenApiImportService {
     return report;
   }
 
+  /** `readNext` starts reading the next document, once this one's records are out of the reader. */
   private async importFile(
     file: string,
+    loading: Settled<string>,
+    reader: OpenApiReader,
     options: OpenApiImportOptions,
     report: OpenApiImportReport,
     seenApps: Map<string, string>,
+    readNext: () => void,
   ): Promise<void> {
-    const { document } = await loadOpenApiDocument(file, { validate: options.validate });
+    if ('error' in loading) {
+      throw loading.error;
+    }
     // Two documents of one import with the same title: the later ones get a numbered name.
-    const base = documentAppName(document, options.appName);
+    const base = loading.value;
     let appName = base;
     for (let n = 2; seenApps.has(appName); n += 1) {
       appName = `${base.slice(0, 18)}_${n}`;
     }
     const previousNames = await this.catalog.restFunctionNames(appName);
-    const mapping = mapOpenApiDocument(document, { ...options, appName, previousNames });
-    if (mapping.functions.length === 0) {
-      throw new OpenApiRefusal(
-        `has no operation to import${mapping.skipped.length ? ` (${mapping.skipped.length} skipped: ${mapping.skipped[0].reason}…)` : ''}`,
-      );
+    const { secrets, dryRun: _dryRun, validate: _validate, onProgress: _onProgress, ...mappingOptions } = options;
+    let mapped: MappedDocument;
+    try {
+      mapped = await reader.map(appName, previousNames, mappingOptions, secrets);
+    } finally {
+      readNext();
     }
-    const checked = checkAppRecords(
-      mapping.app,
-      mapping.functions,
-      { folder: file, appFile: `${file} (app)`, functionsFile: `${file} (functions)` },
-      options.secrets,
-    );
-    if (!checked.loaded || checked.problems.length > 0) {
-      throw new OpenApiRefusal(describeProblems(checked.problems));
-    }
+    const { loaded } = mapped;
     seenApps.set(appName, file);
-    await this.catalog.writeApps([checked.loaded], report, { dryRun: options.dryRun });
-    for (const item of checked.loaded.unfilled) {
+    await this.catalog.writeApps([loaded], report, { dryRun: options.dryRun });
+    for (const item of loaded.unfilled) {
       report.unfilled_placeholders.push({ app: appName, path: item.path, placeholder: item.placeholder });
     }
     report.documents.push({
       file,
       app: appName,
-      functions: mapping.functions.length,
-      skipped: mapping.skipped,
-      notes: mapping.notes,
+      functions: loaded.functions.length,
+      skipped: mapped.skipped,
+      notes: mapped.notes,
     });
   }
 }
 
-function describeProblems(problems: CatalogProblem[]): string {
-  const first = problems
-    .slice(0, 3)
-    .map((p) => `${p.path}: ${p.reason}`)
-    .join('; ');
-  return `generated records break the catalogue's rules (${problems.length}): ${first}`;
+type Settled<T> = { value: T } | { error: unknown };
+
+/** A promise that never rejects, so that one started ahead cannot go unhandled while it waits. */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
+
+/**
+ * The reader thread is replaced once a document has left its heap over 300 MB (V8 keeps a grown heap
+ * for good), and a document needing over 1 GB of heap is refused rather than taking the machine.
+ */
+const READER_LIMITS = { recycleHeapMb: 300, maxHeapMb: 1024 };

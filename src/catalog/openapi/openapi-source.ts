@@ -1,5 +1,3 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
 import { bundle, compileErrors, dereference, parse, validate, type ParserOptions } from '@readme/openapi-parser';
 import swagger2openapi from 'swagger2openapi';
 import { OpenApiRefusal } from './openapi-mapping.js';
@@ -7,8 +5,6 @@ import { isNode } from './openapi-schema.js';
 import './openapi-validators.js';
 
 type Node = Record<string, unknown>;
-
-const EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
 
 /**
  * Remote references are never fetched (offline, and no SSRF through a document): only the file
@@ -18,30 +14,6 @@ const PARSER_OPTIONS: ParserOptions = {
   resolve: { external: true, file: true, http: false } as unknown as ParserOptions['resolve'],
   dereference: { circular: true },
 };
-
-/** The documents a SOURCE stands for: the file itself, or every JSON/YAML file under the folder, sorted. */
-export function openApiFiles(source: string): string[] {
-  const root = resolve(source);
-  if (!existsSync(root)) {
-    throw new Error(`${source} does not exist`);
-  }
-  if (!statSync(root).isDirectory()) {
-    return [root];
-  }
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) {
-        walk(path);
-      } else if (EXTENSIONS.has(extname(entry).toLowerCase())) {
-        files.push(path);
-      }
-    }
-  };
-  walk(root);
-  return files;
-}
 
 export interface LoadedDocument {
   /** OpenAPI 3.x, dereferenced. */
