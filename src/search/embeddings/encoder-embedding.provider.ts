@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { EmbeddingProvider } from './embedding-provider.js';
 import { loadSentenceEncoder, type SentenceEncoder, type SentenceEncoderSource } from './sentence-encoder.js';
 
@@ -87,13 +88,15 @@ export class EncoderEmbeddingProvider implements EmbeddingProvider {
   }
 
   private async encode(texts: string[]): Promise<Float32Array[]> {
-    // Loaded on first use: commands that never embed never pay for the model (~300 MB).
-    this.loading ??= loadSentenceEncoder(this.source).then((encoder) => {
-      if (!encoder) {
-        throw new Error(`the sentence encoder's packages could not be loaded`);
-      }
-      return encoder;
-    });
+    // Loaded on first use: commands that never embed never pay for the model (75–90 MB).
+    this.loading ??= loadSentenceEncoder(this.source, { log: (message) => new Logger('Search').log(message) }).then(
+      (encoder) => {
+        if (!encoder) {
+          throw new Error(`the sentence encoder's packages could not be loaded`);
+        }
+        return encoder;
+      },
+    );
     return (await this.loading).encode(texts);
   }
 
