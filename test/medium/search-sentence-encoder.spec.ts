@@ -172,6 +172,21 @@ describe.runIf(sentenceEncoderSource())('the sentence encoder (Universal Sentenc
     }
   });
 
+  it('where its file cannot be written, builds the graph in memory and says so', async () => {
+    // A file where the cache folder should be: the folder cannot be made, even by root.
+    const blocked = join(cacheDir, 'not-a-folder');
+    writeFileSync(blocked, '');
+    const messages: string[] = [];
+    const inMemory = await loadSentenceEncoder(sentenceEncoderSource(), {
+      cacheFile: join(blocked, 'use.onnx'),
+      log: (message) => messages.push(message),
+    });
+    expect(messages[0]).toMatch(/not cached/);
+    const [a] = await inMemory!.encode(['Lists the vehicles of the fleet']);
+    const [b] = await encoder.encode(['Lists the vehicles of the fleet']);
+    expect(dot(a, b)).toBeCloseTo(1, 6);
+  });
+
   it('the provider sets its vector beside the offline one; the model id names the encoder and its share', async () => {
     const offline = new OfflineEmbeddingProvider(undefined);
     const provider = new EncoderEmbeddingProvider(offline, sentenceEncoderSource()!, {

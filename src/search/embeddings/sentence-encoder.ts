@@ -67,14 +67,14 @@ interface OnnxRuntime {
   Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown;
   InferenceSession: {
     create(
-      path: string,
-      options: {
-        intraOpNumThreads: number;
-        interOpNumThreads: number;
-        executionMode: 'sequential';
-      },
-    ): Promise<{ run(feeds: Record<string, unknown>): Promise<Record<string, { data: Float32Array }>> }>;
+      model: string | Uint8Array,
+      options: { intraOpNumThreads: number; interOpNumThreads: number; executionMode: 'sequential' },
+    ): Promise<OnnxSession>;
   };
+}
+
+interface OnnxSession {
+  run(feeds: Record<string, unknown>): Promise<Record<string, { data: Float32Array }>>;
 }
 
 /** Bumped when the graph built from the same weights changes, so that an older cached file is not used. */
@@ -107,6 +107,52 @@ const BATCH_PIECES = 512;
 /** The graph model's ClipToMaxLength: pieces after the 128th are dropped. */
 const MAX_PIECES = 128;
 
+/**
+ * The session of the cached ONNX file; the file is built when missing or unreadable (then the graph is
+ * built in memory at each start where it cannot be written, as in a read-only node_modules).
+ */
+async function openSession(
+  ort: OnnxRuntime,
+  source: SentenceEncoderSource,
+  file: string,
+  log: (message: string) => void = () => {},
+): Promise<OnnxSession> {
+  const open = (model: string | Uint8Array) =>
+    ort.InferenceSession.create(model, {
+      // One thread: the service shares its cores with requests, and catalogue encoding runs in the background.
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+    });
+  if (existsSync(file)) {
+    try {
+      return await open(file);
+    } catch (error) {
+      log(`Sentence encoder model ${file} unreadable (${(error as Error).message}): rebuilding`);
+    }
+  }
+  const started = performance.now();
+  const bytes = writeOnnxModel(buildUseLiteGraph(readUseLiteWeights(source.model)), {
+    opset: USE_LITE_OPSET,
+    producer: 'patchbay',
+  });
+  const built =
+    `Sentence encoder model built from ${SENTENCE_ENCODER_PACKAGES.model}@${source.version} in ` +
+    `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    // Written to a temporary name and renamed: a concurrent start never reads half a file.
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, file);
+  } catch (error) {
+    log(`${built}, not cached (${(error as Error).message})`);
+    return open(bytes);
+  }
+  log(`${built}: ${file}`);
+  return open(file);
+}
+
 /** Loads the encoder (building its ONNX file on first use); undefined without the packages. */
 export async function loadSentenceEncoder(
   source: SentenceEncoderSource | undefined = sentenceEncoderSource(),
@@ -116,38 +162,7 @@ export async function loadSentenceEncoder(
     return undefined;
   }
   const ort = createRequire(import.meta.url)(source.runtime) as OnnxRuntime;
-  const file = options.cacheFile ?? sentenceEncoderCache(source);
-  const open = () =>
-    ort.InferenceSession.create(file, {
-      // One thread: the service shares its cores with requests, and catalogue encoding runs in the background.
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-    });
-  let session: Awaited<ReturnType<typeof open>> | undefined;
-  if (existsSync(file)) {
-    session = await open().catch((error: Error) => {
-      options.log?.(`Sentence encoder model ${file} unreadable (${error.message}): rebuilding`);
-      return undefined;
-    });
-  }
-  if (!session) {
-    const started = performance.now();
-    const bytes = writeOnnxModel(buildUseLiteGraph(readUseLiteWeights(source.model)), {
-      opset: USE_LITE_OPSET,
-      producer: 'patchbay',
-    });
-    mkdirSync(dirname(file), { recursive: true });
-    // Written to a temporary name and renamed: a concurrent start never reads half a file.
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, bytes);
-    renameSync(temporary, file);
-    options.log?.(
-      `Sentence encoder model built from ${SENTENCE_ENCODER_PACKAGES.model}@${source.version} in ` +
-        `${((performance.now() - started) / 1000).toFixed(1)} s: ${file}`,
-    );
-    session = await open();
-  }
+  const session = await openSession(ort, source, options.cacheFile ?? sentenceEncoderCache(source), options.log);
   const tokenizer = new PieceTokenizer(
     JSON.parse(readFileSync(join(source.model, 'vocab.json'), 'utf8')) as [string, number | null][],
   );
