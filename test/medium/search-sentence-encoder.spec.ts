@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
@@ -13,7 +13,9 @@ import { createEmbeddingProvider } from '../../src/search/embeddings/embedding-p
 import { OfflineEmbeddingProvider } from '../../src/search/embeddings/offline-embedding.provider.js';
 import { normalize } from '../../src/search/embeddings/embedding-provider.js';
 import {
+  findSentenceEncoder,
   loadSentenceEncoder,
+  SENTENCE_ENCODER_PACKAGES,
   type SentenceEncoder,
   sentenceEncoderSource,
 } from '../../src/search/embeddings/sentence-encoder.js';
@@ -84,6 +86,36 @@ describe('EMBEDDINGS_SENTENCE_ENCODER', () => {
     const config = loadConfig({ EMBEDDINGS_SENTENCE_ENCODER: 'use-lite' });
     const provider = createEmbeddingProvider(config, undefined, undefined, null);
     expect(provider).toBeInstanceOf(OfflineEmbeddingProvider);
+  });
+});
+
+describe("the sentence encoder's packages", () => {
+  let root: string;
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'patchbay-use-packages-'));
+  });
+
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("names what is missing: a package, or ONNX Runtime's binary for this platform", () => {
+    expect(findSentenceEncoder(root)).toEqual({
+      missing: [
+        `optional package ${SENTENCE_ENCODER_PACKAGES.model}`,
+        `optional package ${SENTENCE_ENCODER_PACKAGES.runtime}`,
+      ],
+    });
+    // An onnxruntime-node without binaries (a platform it does not ship one for).
+    const runtime = join(root, 'node_modules', SENTENCE_ENCODER_PACKAGES.runtime);
+    mkdirSync(join(runtime, 'dist'), { recursive: true });
+    writeFileSync(join(runtime, 'package.json'), JSON.stringify({ name: 'onnxruntime-node', main: 'dist/index.js' }));
+    writeFileSync(join(runtime, 'dist', 'index.js'), '');
+    expect(findSentenceEncoder(root)).toEqual({
+      missing: [
+        `optional package ${SENTENCE_ENCODER_PACKAGES.model}`,
+        `${SENTENCE_ENCODER_PACKAGES.runtime}'s binary for ${process.platform}/${process.arch}`,
+      ],
+    });
   });
 });
 

@@ -7,7 +7,7 @@ import { LocalEmbeddingProvider } from './local-embedding.provider.js';
 import { OfflineEmbeddingProvider } from './offline-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider.js';
 import { SemanticEmbeddingProvider } from './semantic-embedding.provider.js';
-import { SENTENCE_ENCODER_PACKAGES, sentenceEncoderSource, type SentenceEncoderSource } from './sentence-encoder.js';
+import { findSentenceEncoder, SENTENCE_ENCODER_PACKAGES, type SentenceEncoderSource } from './sentence-encoder.js';
 import type { WordVectors } from './word-vectors.js';
 
 /**
@@ -31,12 +31,14 @@ export function createEmbeddingProvider(
         return offline;
       }
       const logger = new Logger('Search');
-      const source = encoderSource === undefined ? sentenceEncoderSource() : encoderSource;
-      if (!source) {
-        logger.warn(
-          `Sentence encoder not installed (optional packages ${Object.values(SENTENCE_ENCODER_PACKAGES).join(', ')}): ` +
-            'offline search goes on without it',
-        );
+      const source =
+        encoderSource === undefined
+          ? findSentenceEncoder()
+          : (encoderSource ?? {
+              missing: Object.values(SENTENCE_ENCODER_PACKAGES).map((name) => `optional package ${name}`),
+            });
+      if ('missing' in source) {
+        logger.warn(`Sentence encoder not installed (${source.missing.join(', ')}): offline search goes on without it`);
         return offline;
       }
       const provider = new EncoderEmbeddingProvider(offline, source);

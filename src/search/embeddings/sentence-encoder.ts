@@ -39,27 +39,47 @@ export interface SentenceEncoderSource {
   version: string;
 }
 
-/**
- * Where the packages are (resolved from `from`), or undefined when one of them is not installed, or
- * when ONNX Runtime has no binary for this platform (it ships Linux x64 and arm64, macOS arm64 and
- * Windows; the path is the one its own loader requires).
- */
+/** Where the packages are (resolved from `from`), or undefined when something is missing (`findSentenceEncoder`). */
 export function sentenceEncoderSource(
   from = dirname(fileURLToPath(import.meta.url)),
 ): SentenceEncoderSource | undefined {
+  const found = findSentenceEncoder(from);
+  return 'missing' in found ? undefined : found;
+}
+
+/**
+ * Where the packages are, or what is missing: a package not installed, or ONNX Runtime's binary for
+ * this platform (it ships Linux x64 and arm64, macOS arm64 and Windows; the path is the one its own
+ * loader requires).
+ */
+export function findSentenceEncoder(
+  from = dirname(fileURLToPath(import.meta.url)),
+): SentenceEncoderSource | { missing: string[] } {
   const require = createRequire(join(from, 'resolve-from.js'));
-  try {
-    const model = dirname(require.resolve(SENTENCE_ENCODER_PACKAGES.model));
-    const runtime = require.resolve(SENTENCE_ENCODER_PACKAGES.runtime);
-    const binding = join(dirname(runtime), '..', 'bin', 'napi-v6', process.platform, process.arch);
-    if (!existsSync(join(binding, 'onnxruntime_binding.node'))) {
+  const resolve = (name: string) => {
+    try {
+      return require.resolve(name);
+    } catch {
       return undefined;
     }
-    const manifest = JSON.parse(readFileSync(join(model, '..', 'package.json'), 'utf8')) as { version: string };
-    return { model, runtime, version: manifest.version };
-  } catch {
-    return undefined;
+  };
+  const model = resolve(SENTENCE_ENCODER_PACKAGES.model);
+  const runtime = resolve(SENTENCE_ENCODER_PACKAGES.runtime);
+  const platform = `${process.platform}/${process.arch}`;
+  const missing: string[] = [];
+  if (!model) {
+    missing.push(`optional package ${SENTENCE_ENCODER_PACKAGES.model}`);
   }
+  if (!runtime) {
+    missing.push(`optional package ${SENTENCE_ENCODER_PACKAGES.runtime}`);
+  } else if (!existsSync(join(dirname(runtime), '..', 'bin', 'napi-v6', platform, 'onnxruntime_binding.node'))) {
+    missing.push(`${SENTENCE_ENCODER_PACKAGES.runtime}'s binary for ${platform}`);
+  }
+  if (!model || !runtime || missing.length > 0) {
+    return { missing };
+  }
+  const manifest = JSON.parse(readFileSync(join(dirname(model), '..', 'package.json'), 'utf8')) as { version: string };
+  return { model: dirname(model), runtime, version: manifest.version };
 }
 
 /** The parts of onnxruntime-node used here; typed locally because the package is optional. */
