@@ -106,9 +106,12 @@ async function definitionViolations(
   let violations = 0;
   const page = 1000;
   for (let offset = 0; ; offset += page) {
+    // Checking a page's 1,000 schemas takes longer than the service's keep-alive timeout (the whole
+    // directory's run died with EPIPE on a reused socket): each page gets a connection of its own.
     const { body } = await getJson<{ name: string; description: string; parameters: Record<string, unknown> }[]>(
       `${url}/v1/functions?limit=${page}&offset=${offset}`,
       apiKey,
+      true,
     );
     for (const fn of body) {
       checked += 1;
