@@ -299,20 +299,22 @@ function checkParameters(fn: FunctionFile, file: string, at: string): CatalogPro
   return problems;
 }
 
-/** Every node with `properties`, at every depth the one walker of parameter schemas reaches. */
 /**
- * Why `schema` is not a valid JSON Schema, or undefined. Checked against the meta-schema; compiled
- * only when it has what the meta-schema check leaves out (a `$ref` to resolve, a pattern that must be a
- * regular expression). Compiling every schema cost 2.5–6 s per 1,000 functions here against 60–90 ms for
- * the meta-schema check (the ACI catalogue's 987 schemas, measured twice), and it dominated the import of
- * large OpenAPI documents; execution compiles a function's schema anyway.
+ * Why `schema` is not a valid JSON Schema, or undefined. Checked against the meta-schema, then for what
+ * the meta-schema check leaves out: a `$ref` must resolve (the schema is compiled, which is the only way
+ * to resolve it), and a pattern must be a regular expression (each one is compiled as Ajv compiles it).
+ * Compiling every schema cost 2.5–6 s per 1,000 functions here against 60–90 ms for the meta-schema check
+ * (the ACI catalogue's 987 schemas, measured twice). Compiling the schemas that have a pattern took 390 of
+ * the 410 s that Microsoft Graph's description (20 MB, 11,310 functions) spent on the reader thread, and
+ * grew that thread's heap past 900 MB (2026-11-27, load average 4–6): its expanded schemas are large and
+ * most have a pattern; only the patterns need compiling.
  */
 function schemaError(schema: Record<string, unknown>): string | undefined {
   if (!ajv.validateSchema(schema)) {
     return ajv.errorsText(ajv.errors);
   }
   const text = JSON.stringify(schema);
-  if (text.includes('"$ref"') || text.includes('"pattern')) {
+  if (text.includes('"$ref"')) {
     try {
       ajv.compile(schema);
     } catch (error) {
@@ -322,10 +324,67 @@ function schemaError(schema: Record<string, unknown>): string | undefined {
       // thousands of documents would hold all their functions' schemas.
       ajv.removeSchema(schema);
     }
+    return undefined;
+  }
+  return text.includes('"pattern') ? patternError(schema) : undefined;
+}
+
+/** The keywords whose value is a subschema, and those whose value is a list or map of them (draft-07, as Ajv applies them). */
+const SUBSCHEMA_KEYWORDS = [
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+];
+const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'];
+const SUBSCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependencies'];
+
+/**
+ * The error Ajv's compiler gives for the first `pattern` or `patternProperties` key that is not a
+ * regular expression, wherever Ajv applies it (not in `default`, `enum` or examples): Ajv builds each one
+ * with `new RegExp(source, 'u')` (its `unicodeRegExp` default), so the same call gives the same message.
+ */
+function patternError(node: unknown): string | undefined {
+  if (!isSchemaNode(node)) {
+    return undefined;
+  }
+  const sources = [
+    ...(typeof node.pattern === 'string' ? [node.pattern] : []),
+    ...(isSchemaNode(node.patternProperties) ? Object.keys(node.patternProperties) : []),
+  ];
+  for (const source of sources) {
+    try {
+      new RegExp(source, 'u');
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  const children: unknown[] = SUBSCHEMA_KEYWORDS.map((keyword) => node[keyword]);
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
+    if (Array.isArray(node[keyword])) {
+      children.push(...(node[keyword] as unknown[]));
+    }
+  }
+  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
+    if (isSchemaNode(node[keyword])) {
+      children.push(...Object.values(node[keyword]));
+    }
+  }
+  children.push(...(Array.isArray(node.items) ? (node.items as unknown[]) : [node.items]));
+  for (const child of children) {
+    const error = patternError(child);
+    if (error) {
+      return error;
+    }
   }
   return undefined;
 }
 
+/** Every node with `properties`, at every depth the one walker of parameter schemas reaches. */
 function walkObjectNodes(
   node: Record<string, unknown>,
   path: string,

@@ -203,19 +203,41 @@ describe('catalogue import', () => {
       { type: 'object', properties: { query: { type: 'sometimes' } } },
       { type: 'object', properties: { query: { type: 'string', pattern: '([a-z' } } },
       { type: 'object', properties: { query: { $ref: '#/definitions/missing' } } },
+      // Deeper, in the places the validator applies patterns: a list's items, a branch, a map's keys.
+      { type: 'object', properties: { query: { type: 'array', items: { anyOf: [{ pattern: '\\p{Nope}' }] } } } },
+      { type: 'object', properties: { body: { type: 'object', patternProperties: { '^x-(': { type: 'string' } } } } },
     ];
-    const functions = broken.map((parameters, i) => ({ ...template, name: `INVALID_SCHEMA__F${i}`, parameters }));
+    // What only looks like a pattern is not one: a property named "pattern", data in a default.
+    const fine = [
+      {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'object',
+            properties: { pattern: { type: 'string', default: '([a-z' } },
+            default: { pattern: '([a-z' },
+          },
+        },
+      },
+    ];
+    const functions = [...broken, ...fine].map((parameters, i) => ({
+      ...template,
+      name: `INVALID_SCHEMA__F${i}`,
+      parameters,
+    }));
     writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
 
     const report = await catalog.importPaths([copy], { secrets: {} });
     expect(report.imported).toBe(false);
-    expect(report.problems.map((problem) => problem.path)).toEqual(['/0/parameters', '/1/parameters', '/2/parameters']);
+    expect(report.problems.map((problem) => problem.path)).toEqual(broken.map((_, i) => `/${i}/parameters`));
     for (const problem of report.problems) {
       expect(problem.reason).toMatch(/^is not a valid JSON Schema: /);
     }
     expect(report.problems[0].reason).toContain('/properties/query/type');
-    expect(report.problems[1].reason).toContain('Invalid regular expression');
+    expect(report.problems[1].reason).toContain('Invalid regular expression: /([a-z/u');
     expect(report.problems[2].reason).toContain('#/definitions/missing');
+    expect(report.problems[3].reason).toContain('Invalid regular expression: /\\p{Nope}/u');
+    expect(report.problems[4].reason).toContain('Invalid regular expression: /^x-(/u');
     expect(await app.dataSource.getRepository(AppEntity).existsBy({ name: 'INVALID_SCHEMA' })).toBe(false);
   });
 
