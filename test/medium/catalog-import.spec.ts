@@ -99,6 +99,43 @@ describe('catalogue import', () => {
     expect(stored.description).toBe('Get the daily weather forecast for coordinates');
   });
 
+  it('stores every column as the file gives it, text past ASCII included', async () => {
+    const copy = join(work, 'unicode_demo');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    const appFile = JSON.parse(readFileSync(join(copy, 'app.json'), 'utf8'));
+    appFile.name = 'UNICODE_DEMO';
+    writeFileSync(join(copy, 'app.json'), JSON.stringify(appFile));
+    const functions = JSON.parse(
+      readFileSync(join(copy, 'functions.json'), 'utf8').replaceAll('WEATHER_DEMO', 'UNICODE_DEMO'),
+    );
+    functions[0].description = 'Prévision météo ☀ für „Köln“ 😀, line\u2028separator, quote " and \\ backslash';
+    functions[0].tags = ['météo', '天気'];
+    functions[0].parameters.properties.query = {
+      type: 'object',
+      properties: { città: { type: 'string', description: 'Nom de la ville — « Zürich »', default: 'Genève' } },
+    };
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+
+    const report = await catalog.importPaths([copy], { secrets: {} });
+    expect(report.problems).toEqual([]);
+    for (const fn of functions) {
+      const stored = await app.dataSource.getRepository(FunctionEntity).findOneByOrFail({ name: fn.name });
+      expect(stored).toMatchObject({
+        app_name: 'UNICODE_DEMO',
+        description: fn.description,
+        tags: fn.tags,
+        visibility: fn.visibility,
+        active: fn.active,
+        protocol: fn.protocol,
+        protocol_data: fn.protocol_data,
+        parameters: fn.parameters,
+        response: fn.response ?? {},
+      });
+    }
+    const again = await catalog.importPaths([copy], { secrets: {} });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: functions.length });
+  });
+
   it('seals the OAuth 2.0 client secret and keeps it out of the plain columns', async () => {
     await catalog.importPaths([`${FIXTURES}/valid/oauth_demo`], {
       secrets: { OAUTH_DEMO_CLIENT_ID: 'client-1', OAUTH_DEMO_CLIENT_SECRET: 'very-secret-value' },
