@@ -81,9 +81,16 @@ export function startService(env: Record<string, string>): Promise<Service> {
   });
 }
 
-export async function getJson<T>(url: string, apiKey: string): Promise<{ body: T; ms: number }> {
+/**
+ * GET `url` as JSON. `fresh` asks for a connection of its own, closed after the answer: for requests
+ * spaced further apart than the service's keep-alive timeout, where a pooled socket may be one the
+ * service has closed meanwhile (fetch then fails with EPIPE or "other side closed").
+ */
+export async function getJson<T>(url: string, apiKey: string, fresh = false): Promise<{ body: T; ms: number }> {
   const started = performance.now();
-  const response = await fetch(url, { headers: { 'x-api-key': apiKey } });
+  const response = await fetch(url, {
+    headers: fresh ? { 'x-api-key': apiKey, connection: 'close' } : { 'x-api-key': apiKey },
+  });
   const body = (await response.json()) as T;
   const ms = performance.now() - started;
   if (!response.ok) {

@@ -43,12 +43,25 @@ export interface FunctionFile {
   security_schemes?: string[];
 }
 
+/**
+ * A checked function as the writer takes it: its name, its content hash, and the columns the catalogue
+ * stores as one JSON object in text. Text, not objects: Microsoft Graph's 11,310 functions took 290 MB
+ * of the import's main heap as objects (119 MB as JSON), and writing them through the ORM left 210 MB
+ * more of garbage before a collection; DocuSign's 399 (158 MB as JSON) took the import alone to 1.9–2.0 GB
+ * of RSS, 1.25 GB as text (2026-11-27). The text goes to the database as it is.
+ */
+export interface FunctionRecord {
+  name: string;
+  hash: string;
+  /** name, app_name, description, tags, visibility, active, protocol, protocol_data, parameters, response, content_hash. */
+  row: string;
+}
+
 export interface LoadedApp {
   folder: string;
   app: AppFile;
-  functions: FunctionFile[];
+  functions: FunctionRecord[];
   appHash: string;
-  functionHashes: Map<string, string>;
   /** Placeholders with no value: the setting they stand for stays unset. */
   unfilled: { file: string; path: string; placeholder: string }[];
 }
@@ -166,12 +179,43 @@ export function checkAppRecords(
     loaded: {
       folder: files.folder,
       app,
-      functions,
+      functions: functions.map((fn) => functionRecord(app.name, fn)),
       appHash: contentHash(app),
-      functionHashes: new Map(functions.map((fn) => [fn.name, contentHash(fn)])),
       unfilled,
     },
   };
+}
+
+function functionRecord(appName: string, fn: FunctionFile): FunctionRecord {
+  const hash = contentHash(fn);
+  const row = asciiJson({
+    name: fn.name,
+    app_name: appName,
+    description: fn.description,
+    tags: fn.tags,
+    visibility: fn.visibility,
+    active: fn.active,
+    protocol: fn.protocol,
+    protocol_data: fn.protocol_data,
+    parameters: fn.parameters,
+    response: fn.response ?? {},
+    content_hash: hash,
+  });
+  return { name: fn.name, hash, row };
+}
+
+/**
+ * JSON with every character past ASCII written as its \u escape: the same value, but V8 holds such a
+ * string at one byte per character, where one character past Latin-1 makes it two (DocuSign's 399
+ * functions, 158 MB of JSON, took 357 MB of the main heap as plain JSON text).
+ */
+function asciiJson(value: unknown): string {
+  const escaped = JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  // The replacement keeps the two-byte form of the text it was made from: read back as Latin-1, it is one-byte.
+  return Buffer.from(escaped, 'latin1').toString('latin1');
 }
 
 function readJson(file: string, problems: CatalogProblem[]): unknown {
@@ -299,20 +343,22 @@ function checkParameters(fn: FunctionFile, file: string, at: string): CatalogPro
   return problems;
 }
 
-/** Every node with `properties`, at every depth the one walker of parameter schemas reaches. */
 /**
- * Why `schema` is not a valid JSON Schema, or undefined. Checked against the meta-schema; compiled
- * only when it has what the meta-schema check leaves out (a `$ref` to resolve, a pattern that must be a
- * regular expression). Compiling every schema cost 2.5–6 s per 1,000 functions here against 60–90 ms for
- * the meta-schema check (the ACI catalogue's 987 schemas, measured twice), and it dominated the import of
- * large OpenAPI documents; execution compiles a function's schema anyway.
+ * Why `schema` is not a valid JSON Schema, or undefined. Checked against the meta-schema, then for what
+ * the meta-schema check leaves out: a `$ref` must resolve (the schema is compiled, which is the only way
+ * to resolve it), and a pattern must be a regular expression (each one is compiled as Ajv compiles it).
+ * Compiling every schema cost 2.5–6 s per 1,000 functions here against 60–90 ms for the meta-schema check
+ * (the ACI catalogue's 987 schemas, measured twice). Compiling the schemas that have a pattern took 390 of
+ * the 410 s that Microsoft Graph's description (20 MB, 11,310 functions) spent on the reader thread, and
+ * grew that thread's heap past 900 MB (2026-11-27, load average 4–6): its expanded schemas are large and
+ * most have a pattern; only the patterns need compiling.
  */
 function schemaError(schema: Record<string, unknown>): string | undefined {
   if (!ajv.validateSchema(schema)) {
     return ajv.errorsText(ajv.errors);
   }
   const text = JSON.stringify(schema);
-  if (text.includes('"$ref"') || text.includes('"pattern')) {
+  if (text.includes('"$ref"')) {
     try {
       ajv.compile(schema);
     } catch (error) {
@@ -322,10 +368,67 @@ function schemaError(schema: Record<string, unknown>): string | undefined {
       // thousands of documents would hold all their functions' schemas.
       ajv.removeSchema(schema);
     }
+    return undefined;
+  }
+  return text.includes('"pattern') ? patternError(schema) : undefined;
+}
+
+/** The keywords whose value is a subschema, and those whose value is a list or map of them (draft-07, as Ajv applies them). */
+const SUBSCHEMA_KEYWORDS = [
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+];
+const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'];
+const SUBSCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependencies'];
+
+/**
+ * The error Ajv's compiler gives for the first `pattern` or `patternProperties` key that is not a
+ * regular expression, wherever Ajv applies it (not in `default`, `enum` or examples): Ajv builds each one
+ * with `new RegExp(source, 'u')` (its `unicodeRegExp` default), so the same call gives the same message.
+ */
+function patternError(node: unknown): string | undefined {
+  if (!isSchemaNode(node)) {
+    return undefined;
+  }
+  const sources = [
+    ...(typeof node.pattern === 'string' ? [node.pattern] : []),
+    ...(isSchemaNode(node.patternProperties) ? Object.keys(node.patternProperties) : []),
+  ];
+  for (const source of sources) {
+    try {
+      new RegExp(source, 'u');
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  const children: unknown[] = SUBSCHEMA_KEYWORDS.map((keyword) => node[keyword]);
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
+    if (Array.isArray(node[keyword])) {
+      children.push(...(node[keyword] as unknown[]));
+    }
+  }
+  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
+    if (isSchemaNode(node[keyword])) {
+      children.push(...Object.values(node[keyword]));
+    }
+  }
+  children.push(...(Array.isArray(node.items) ? (node.items as unknown[]) : [node.items]));
+  for (const child of children) {
+    const error = patternError(child);
+    if (error) {
+      return error;
+    }
   }
   return undefined;
 }
 
+/** Every node with `properties`, at every depth the one walker of parameter schemas reaches. */
 function walkObjectNodes(
   node: Record<string, unknown>,
   path: string,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
+import type { FunctionRecord } from './catalog-files.js';
 
 /** Rows per INSERT statement, at most. */
 const CHUNK = 200;
@@ -15,6 +15,22 @@ const CHUNK = 200;
  * memory grows to hold the statement and never shrinks.
  */
 const CHUNK_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Function rows from a JSON array of FunctionRecord rows (the `row` texts joined): the text is parsed
+ * by the database, so the importing process never holds the rows as objects, nor their statement.
+ */
+const UPSERT_FUNCTIONS = `
+  INSERT INTO functions (name, app_name, description, tags, visibility, active, protocol, protocol_data, parameters,
+                         response, content_hash, updated_at)
+  SELECT r.name, r.app_name, r.description, r.tags, r.visibility, r.active, r.protocol, r.protocol_data, r.parameters,
+         r.response, r.content_hash, now()
+    FROM jsonb_to_recordset($1::jsonb) AS r(name text, app_name text, description text, tags text[], visibility text,
+         active boolean, protocol text, protocol_data jsonb, parameters jsonb, response jsonb, content_hash text)
+  ON CONFLICT (name) DO UPDATE SET app_name = EXCLUDED.app_name, description = EXCLUDED.description,
+    tags = EXCLUDED.tags, visibility = EXCLUDED.visibility, active = EXCLUDED.active, protocol = EXCLUDED.protocol,
+    protocol_data = EXCLUDED.protocol_data, parameters = EXCLUDED.parameters, response = EXCLUDED.response,
+    content_hash = EXCLUDED.content_hash, updated_at = EXCLUDED.updated_at`;
 
 @Injectable()
 export class CatalogRepository {
@@ -73,9 +89,9 @@ export class CatalogRepository {
   /**
    * Inserts or updates the given rows in one transaction: an import lands whole or not at all. The
    * rows are not read back (`updateEntity(false)`: no RETURNING of the date columns into objects
-   * nobody reads again).
+   * nobody reads again). Functions go as their JSON text, a chunk at a time in one parameter.
    */
-  async upsertFromCatalog(apps: Partial<AppEntity>[], functions: Partial<FunctionEntity>[]): Promise<void> {
+  async upsertFromCatalog(apps: Partial<AppEntity>[], functions: FunctionRecord[]): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       for (let i = 0; i < apps.length; i += CHUNK) {
         await manager
@@ -103,30 +119,8 @@ export class CatalogRepository {
           )
           .execute();
       }
-      for (const chunk of chunksByBytes(functions, functionBytes)) {
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(FunctionEntity)
-          .values(chunk as QueryDeepPartialEntity<FunctionEntity>[])
-          .updateEntity(false)
-          .orUpdate(
-            [
-              'app_name',
-              'description',
-              'tags',
-              'visibility',
-              'active',
-              'protocol',
-              'protocol_data',
-              'parameters',
-              'response',
-              'content_hash',
-              'updated_at',
-            ],
-            ['name'],
-          )
-          .execute();
+      for (const chunk of chunksByBytes(functions, (fn) => fn.row.length)) {
+        await manager.query(UPSERT_FUNCTIONS, [`[${chunk.map((fn) => fn.row).join(',')}]`]);
       }
     });
   }
@@ -149,15 +143,4 @@ export function* chunksByBytes<T>(rows: T[], bytesOf: (row: T) => number, maxByt
   if (chunk.length > 0) {
     yield chunk;
   }
-}
-
-/** About the bytes a function row takes in an INSERT: its JSON columns as text, and its description. */
-function functionBytes(row: Partial<FunctionEntity>): number {
-  return (
-    JSON.stringify(row.parameters ?? {}).length +
-    JSON.stringify(row.protocol_data ?? {}).length +
-    JSON.stringify(row.response ?? {}).length +
-    (row.description?.length ?? 0) +
-    (row.tags ?? []).reduce((sum, tag) => sum + tag.length + 3, 0)
-  );
 }

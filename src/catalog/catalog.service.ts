@@ -5,8 +5,13 @@ import { QueryFailedError } from 'typeorm';
 import { SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
-import type { FunctionEntity } from '../functions/function.entity.js';
-import { appFolders, type CatalogProblem, loadAppFolders, type LoadedApp } from './catalog-files.js';
+import {
+  appFolders,
+  type CatalogProblem,
+  type FunctionRecord,
+  loadAppFolders,
+  type LoadedApp,
+} from './catalog-files.js';
 import { CatalogRepository } from './catalog.repository.js';
 import { SearchIndexService } from '../search/search-index.service.js';
 
@@ -100,7 +105,7 @@ export class CatalogService {
       this.catalog.functionHashes(appNames),
     ]);
     const appRows: Partial<AppEntity>[] = [];
-    const functionRows: Partial<FunctionEntity>[] = [];
+    const functionRows: FunctionRecord[] = [];
     // Counted into `report` once written: a write the database refuses leaves the report as it was.
     const counted: Pick<ImportReport, 'apps' | 'functions'> = {
       apps: { added: [], updated: [], unchanged: 0 },
@@ -117,27 +122,13 @@ export class CatalogService {
         appRows.push(this.toAppRow(loaded));
       }
       for (const fn of loaded.functions) {
-        const hash = loaded.functionHashes.get(fn.name) as string;
         const knownFn = knownFunctions.get(fn.name);
-        if (knownFn?.content_hash === hash && knownFn.app_name === appName) {
+        if (knownFn?.content_hash === fn.hash && knownFn.app_name === appName) {
           counted.functions.unchanged += 1;
           continue;
         }
         (knownFn === undefined ? counted.functions.added : counted.functions.updated).push(fn.name);
-        functionRows.push({
-          name: fn.name,
-          app_name: appName,
-          description: fn.description,
-          tags: fn.tags,
-          visibility: fn.visibility,
-          active: fn.active,
-          protocol: fn.protocol,
-          protocol_data: fn.protocol_data,
-          parameters: fn.parameters,
-          response: fn.response ?? {},
-          content_hash: hash,
-          updated_at: new Date(),
-        });
+        functionRows.push(fn);
       }
       options.onProgress?.(++done, apps.length);
     }

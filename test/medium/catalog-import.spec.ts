@@ -99,6 +99,43 @@ describe('catalogue import', () => {
     expect(stored.description).toBe('Get the daily weather forecast for coordinates');
   });
 
+  it('stores every column as the file gives it, text past ASCII included', async () => {
+    const copy = join(work, 'unicode_demo');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    const appFile = JSON.parse(readFileSync(join(copy, 'app.json'), 'utf8'));
+    appFile.name = 'UNICODE_DEMO';
+    writeFileSync(join(copy, 'app.json'), JSON.stringify(appFile));
+    const functions = JSON.parse(
+      readFileSync(join(copy, 'functions.json'), 'utf8').replaceAll('WEATHER_DEMO', 'UNICODE_DEMO'),
+    );
+    functions[0].description = 'Prévision météo ☀ für „Köln“ 😀, line\u2028separator, quote " and \\ backslash';
+    functions[0].tags = ['météo', '天気'];
+    functions[0].parameters.properties.query = {
+      type: 'object',
+      properties: { città: { type: 'string', description: 'Nom de la ville — « Zürich »', default: 'Genève' } },
+    };
+    writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
+
+    const report = await catalog.importPaths([copy], { secrets: {} });
+    expect(report.problems).toEqual([]);
+    for (const fn of functions) {
+      const stored = await app.dataSource.getRepository(FunctionEntity).findOneByOrFail({ name: fn.name });
+      expect(stored).toMatchObject({
+        app_name: 'UNICODE_DEMO',
+        description: fn.description,
+        tags: fn.tags,
+        visibility: fn.visibility,
+        active: fn.active,
+        protocol: fn.protocol,
+        protocol_data: fn.protocol_data,
+        parameters: fn.parameters,
+        response: fn.response ?? {},
+      });
+    }
+    const again = await catalog.importPaths([copy], { secrets: {} });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: functions.length });
+  });
+
   it('seals the OAuth 2.0 client secret and keeps it out of the plain columns', async () => {
     await catalog.importPaths([`${FIXTURES}/valid/oauth_demo`], {
       secrets: { OAUTH_DEMO_CLIENT_ID: 'client-1', OAUTH_DEMO_CLIENT_SECRET: 'very-secret-value' },
@@ -203,19 +240,41 @@ describe('catalogue import', () => {
       { type: 'object', properties: { query: { type: 'sometimes' } } },
       { type: 'object', properties: { query: { type: 'string', pattern: '([a-z' } } },
       { type: 'object', properties: { query: { $ref: '#/definitions/missing' } } },
+      // Deeper, in the places the validator applies patterns: a list's items, a branch, a map's keys.
+      { type: 'object', properties: { query: { type: 'array', items: { anyOf: [{ pattern: '\\p{Nope}' }] } } } },
+      { type: 'object', properties: { body: { type: 'object', patternProperties: { '^x-(': { type: 'string' } } } } },
     ];
-    const functions = broken.map((parameters, i) => ({ ...template, name: `INVALID_SCHEMA__F${i}`, parameters }));
+    // What only looks like a pattern is not one: a property named "pattern", data in a default.
+    const fine = [
+      {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'object',
+            properties: { pattern: { type: 'string', default: '([a-z' } },
+            default: { pattern: '([a-z' },
+          },
+        },
+      },
+    ];
+    const functions = [...broken, ...fine].map((parameters, i) => ({
+      ...template,
+      name: `INVALID_SCHEMA__F${i}`,
+      parameters,
+    }));
     writeFileSync(join(copy, 'functions.json'), JSON.stringify(functions));
 
     const report = await catalog.importPaths([copy], { secrets: {} });
     expect(report.imported).toBe(false);
-    expect(report.problems.map((problem) => problem.path)).toEqual(['/0/parameters', '/1/parameters', '/2/parameters']);
+    expect(report.problems.map((problem) => problem.path)).toEqual(broken.map((_, i) => `/${i}/parameters`));
     for (const problem of report.problems) {
       expect(problem.reason).toMatch(/^is not a valid JSON Schema: /);
     }
     expect(report.problems[0].reason).toContain('/properties/query/type');
-    expect(report.problems[1].reason).toContain('Invalid regular expression');
+    expect(report.problems[1].reason).toContain('Invalid regular expression: /([a-z/u');
     expect(report.problems[2].reason).toContain('#/definitions/missing');
+    expect(report.problems[3].reason).toContain('Invalid regular expression: /\\p{Nope}/u');
+    expect(report.problems[4].reason).toContain('Invalid regular expression: /^x-(/u');
     expect(await app.dataSource.getRepository(AppEntity).existsBy({ name: 'INVALID_SCHEMA' })).toBe(false);
   });
 

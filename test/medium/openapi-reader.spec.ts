@@ -45,7 +45,10 @@ describe('OpenAPI reader thread', { timeout: 120_000 }, () => {
           expect(
             stableJson({ app: mapped.loaded.app, functions: mapped.loaded.functions, skipped: mapped.skipped }),
           ).toBe(expected);
-          expect(mapped.loaded.functionHashes.size).toBe(mapped.loaded.functions.length);
+          for (const fn of mapped.loaded.functions) {
+            expect(fn.hash).toMatch(/^[0-9a-f]{64}$/);
+            expect(JSON.parse(fn.row)).toMatchObject({ name: fn.name, content_hash: fn.hash });
+          }
         }
       }
       expect(kept.threads).toBe(1);
