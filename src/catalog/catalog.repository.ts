@@ -72,6 +72,15 @@ export class CatalogRepository {
     return names;
   }
 
+  /**
+   * Brings the planner's statistics of the catalogue up to date after a bulk write. PostgreSQL's
+   * autovacuum would, later; the embedded database (PGlite) has none, and without statistics a page
+   * of 119k functions was planned as a nested loop over every app: 10 to 47 s instead of 32 ms.
+   */
+  async refreshStatistics(): Promise<void> {
+    await this.dataSource.query('ANALYZE apps, functions');
+  }
+
   /** Whether the database answers a trivial query (after a failed write). */
   async answers(): Promise<boolean> {
     try {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { SecretBox } from '../../libs/common/src/index.js';
+import { isDatabaseTimeout, SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import {
@@ -155,6 +155,7 @@ export class CatalogService {
       report.functions.added.length +
       report.functions.updated.length;
     if (changed > 0) {
+      await this.catalog.refreshStatistics();
       await this.searchIndex.refresh();
     }
   }
@@ -174,7 +175,7 @@ export class CatalogService {
     const message = typeof driverError?.message === 'string' ? driverError.message : error.message;
     // Without a SQLSTATE only the client's query time limit is about the statement; the rest
     // (connection ended, socket errors) is the database's.
-    const aboutRecords = code !== undefined ? !DATABASE_FAILURES.test(code) : message === QUERY_TIMEOUT_MESSAGE;
+    const aboutRecords = code !== undefined ? !DATABASE_FAILURES.test(code) : isDatabaseTimeout(error);
     if (!aboutRecords || !(await this.catalog.answers())) {
       return undefined;
     }
@@ -259,7 +260,5 @@ export function readSecretsFile(path: string): Record<string, string> {
  * 57014, a statement cancelled by its time limit), system errors (58) and internal errors (XX).
  */
 const DATABASE_FAILURES = /^(08|53|58|XX)|^57(?!014)/;
-/** What `pg` rejects a query with when it passes the client's `query_timeout`. */
-const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;

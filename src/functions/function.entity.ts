@@ -17,6 +17,8 @@ export interface RestProtocolData {
   server_url: string;
 }
 
+/** Pages are in byte order (`name COLLATE "C"`): an expression index TypeORM cannot declare, made by its migration. */
+@Index('IDX_functions_name_bytes', { synchronize: false })
 @Entity('functions')
 export class FunctionEntity {
   @PrimaryColumn('text')

@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { UnauthorizedError } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthFailuresExceededError, RequestRateExceededError } from './rate-limits.errors.js';
@@ -23,7 +24,7 @@ export type RateLimitHeaders = Record<string, string>;
  * the embedded database (one instance, one user).
  */
 @Injectable()
-export class RateLimitsService implements OnModuleInit, OnModuleDestroy {
+export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('RateLimits');
   private readonly requests: number;
   private readonly windowMs: number;
@@ -34,13 +35,19 @@ export class RateLimitsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repository: RateLimitsRepository,
     private readonly config: AppConfig,
+    private readonly http: HttpAdapterHost,
   ) {
     this.requests = config.RATE_LIMIT_REQUESTS ?? (config.embedded ? 0 : RATE_LIMIT_REQUESTS_SERVER_DEFAULT);
     this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
   }
 
-  onModuleInit(): void {
-    if (this.requests > 0 || this.config.AUTH_FAILURE_LIMIT > 0) {
+  /**
+   * Only a process that answers requests spends budgets, so only it clears idle ones: a command-line
+   * import on the embedded database holds its one connection for seconds per document, and a
+   * cleanup waiting behind it timed out with a warning.
+   */
+  onApplicationBootstrap(): void {
+    if (this.http.httpAdapter && (this.requests > 0 || this.config.AUTH_FAILURE_LIMIT > 0)) {
       this.cleanup = setInterval(() => {
         this.repository
           .deleteIdle()

@@ -214,9 +214,12 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   private async doRefresh(loadEngine: boolean): Promise<void> {
     // Read first: a write landing during the refresh moves the version again and triggers another one.
     const version = Number(await this.repository.catalogVersion());
-    await this.rebuildStaleDocuments();
-    const complete = await this.embedMissing();
+    const rewritten = await this.rebuildStaleDocuments();
+    const { complete, embedded } = await this.embedMissing();
     this.embeddingsIncompleteSince = complete ? undefined : Date.now();
+    if (rewritten + embedded > 0) {
+      await this.repository.refreshStatistics();
+    }
     if (loadEngine) {
       await this.loadEngine();
       this.engineVersion = version;
@@ -228,10 +231,10 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
    * a changed function rebuilds its document and its app's (which holds its functions' text), a
    * changed app rebuilds its document and its functions' (which hold the app's text).
    */
-  private async rebuildStaleDocuments(): Promise<void> {
+  private async rebuildStaleDocuments(): Promise<number> {
     const marks = await this.repository.staleMarks();
     if (marks.length === 0) {
-      return;
+      return 0;
     }
     const upTo = marks.reduce((max, mark) => (BigInt(mark.seq) > BigInt(max) ? mark.seq : max), '0');
     const functionNames = new Set<string>();
@@ -299,14 +302,19 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     await this.repository.deleteDocuments(gone);
     await this.repository.clearStaleMarks(upTo);
     this.logger.log(`Search index: ${rebuilt} documents rebuilt, ${gone.length} removed`);
+    return rebuilt + gone.length;
   }
 
-  /** Embeds the documents that have no vector by the current model for their current text. */
-  private async embedMissing(): Promise<boolean> {
+  /**
+   * Embeds the documents that have no vector by the current model for their current text: whether
+   * none is left missing, and how many were stored.
+   */
+  private async embedMissing(): Promise<{ complete: boolean; embedded: number }> {
     const pending = await this.repository.documentsToEmbed(this.provider.model);
     if (pending.length === 0) {
-      return true;
+      return { complete: true, embedded: 0 };
     }
+    let embedded = 0;
     const batch = Math.max(this.config.EMBEDDINGS_BATCH_SIZE * 8, 256);
     try {
       for (let i = 0; i < pending.length; i += batch) {
@@ -321,13 +329,14 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
             embedding: vectors[k],
           })),
         );
+        embedded += slice.length;
       }
       this.logger.log(`Search index: ${pending.length} embeddings computed with ${this.provider.model}`);
-      return true;
+      return { complete: true, embedded };
     } catch (error) {
       // Documents stay searchable lexically; the missing vectors are retried later.
       this.logger.warn(`Search index: embeddings incomplete (${(error as Error).message})`);
-      return false;
+      return { complete: false, embedded };
     }
   }
 

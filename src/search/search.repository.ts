@@ -85,6 +85,11 @@ export class SearchRepository {
     return this.dataSource.query(`SELECT kind, name, seq FROM search_stale`);
   }
 
+  /** The planner's statistics of the index tables, after a refresh wrote to them (see CatalogRepository.refreshStatistics). */
+  async refreshStatistics(): Promise<void> {
+    await this.dataSource.query('ANALYZE search_documents, search_embeddings, search_stale');
+  }
+
   /** Clears the marks a refresh has processed; a mark made again since has a higher seq and stays. */
   async clearStaleMarks(upTo: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM search_stale WHERE seq <= $1`, [upTo]);

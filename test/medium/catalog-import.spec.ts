@@ -52,6 +52,18 @@ describe('catalogue import', () => {
     expect(again.functions).toEqual({ added: [], updated: [], unchanged: report.functions.added.length });
   });
 
+  it('leaves planner statistics of the catalogue and the search index (the embedded database has no autovacuum)', async () => {
+    const copy = join(work, 'weather_demo_statistics');
+    cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });
+    await catalog.importPaths([copy], { secrets: {} });
+    const analysed: { tablename: string }[] = await app.dataSource.query(
+      `SELECT DISTINCT tablename FROM pg_stats
+        WHERE schemaname = 'public' AND attname = 'name' AND tablename IN ('apps', 'functions', 'search_documents')
+        ORDER BY tablename`,
+    );
+    expect(analysed.map((row) => row.tablename)).toEqual(['apps', 'functions', 'search_documents']);
+  });
+
   it('finds a catalogue whose files only reorder keys unchanged', async () => {
     const copy = join(work, 'weather_demo_reordered');
     cpSync(`${FIXTURES}/valid/weather_demo`, copy, { recursive: true });

@@ -10,6 +10,7 @@ import { Mcp1768400000000 } from './1768400000000-Mcp.js';
 import { ApiKeyExpiry1768800000000 } from './1768800000000-ApiKeyExpiry.js';
 import { RateLimits1768900000000 } from './1768900000000-RateLimits.js';
 import { DropSearchTsvector1769500000000 } from './1769500000000-DropSearchTsvector.js';
+import { ByteOrderNameIndexes1769600000000 } from './1769600000000-ByteOrderNameIndexes.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ApiKeyExpiry1768800000000,
   RateLimits1768900000000,
   DropSearchTsvector1769500000000,
+  ByteOrderNameIndexes1769600000000,
 ];

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { RequestValidationError } from '../validation/validation.error.js';
-import { DatabaseUnavailableError, isDatabaseConnectionError } from './database-unavailable.js';
+import { DatabaseUnavailableError, isDatabaseConnectionError, isDatabaseTimeout } from './database-unavailable.js';
 import { DomainError, MethodNotAllowedError } from './domain.error.js';
 
 interface ReplyLike {
@@ -69,8 +69,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (typeof framework?.statusCode === 'number' && framework.statusCode >= 400 && framework.statusCode < 500) {
       return [framework.statusCode, { error: framework.message ?? 'Bad request' }];
     }
-    // A query that could not reach the database, wherever it was made: the client may retry (503).
-    if (isDatabaseConnectionError(exception)) {
+    // A query that could not reach the database, or that it did not answer in time, wherever it was
+    // made: the client may retry (503).
+    if (isDatabaseConnectionError(exception) || isDatabaseTimeout(exception)) {
       return this.render(new DatabaseUnavailableError());
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));

@@ -24,6 +24,19 @@ const SHUTDOWN_STATES = new Set(['57P01', '57P02', '57P03']);
 const LOST_CONNECTION =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
+/** What node-postgres rejects a query with when it passes the client's `query_timeout`. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * Whether a query passed the client's time limit (`query_timeout`): the database is too busy to
+ * answer in time, and the request may be retried later, like one that could not reach it.
+ */
+export function isDatabaseTimeout(error: unknown): boolean {
+  return [error, (error as { driverError?: unknown } | undefined)?.driverError].some(
+    (candidate) => candidate instanceof Error && candidate.message === QUERY_TIMEOUT_MESSAGE,
+  );
+}
+
 /**
  * Whether an error thrown by a query means the database could not be reached, rather than that it
  * refused the statement. TypeORM keeps the driver's error as `driverError`; SQLSTATE class 08 is
