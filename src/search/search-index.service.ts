@@ -394,7 +394,7 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     const hashes = Buffer.alloc(count * HASH_BYTES);
     const visible = new Uint8Array(count);
     const descriptions: string[] = new Array<string>(count).fill('');
-    const store = new TermStore();
+    const store = new TermStore(SEARCH_FIELDS.length);
     const empty = store.add(new Int32Array(SEARCH_FIELDS.length));
     const handles = new Uint32Array(count).fill(empty);
     const vectors = new EmbeddingTable(count);

@@ -88,9 +88,15 @@ const POSTINGS_BUDGET = 30_000;
  * array for all, by dimension); a query reads a few percent of the data.
  */
 export class VectorIndex {
-  /** Documents listed under dimension d: entries offsets[d] to offsets[d + 1] of `ids`. */
+  /** Documents listed under dimension d: entries offsets[d] to offsets[d + 1] of `listed`. */
   private readonly offsets: Uint32Array;
-  private readonly ids: Int32Array;
+  /**
+   * The ids of each dimension's list, in increasing order, as LEB128 varints of their gaps, from
+   * byte idOffsets[d]: a list is always read whole, from its start. At 98,700 functions the gaps
+   * average about 11, so the ids take 3.5 MB instead of 12.6 MB as 32-bit integers (2026-11-28).
+   */
+  private readonly idOffsets: Uint32Array;
+  private readonly ids: Uint8Array;
   /** The listed dimension's 8-bit value, beside each id: a query reads both in order. */
   private readonly listed: Int8Array;
   private readonly partial: Float32Array;
@@ -117,12 +123,31 @@ export class VectorIndex {
       offsets[dim + 1] += offsets[dim];
     }
     this.offsets = offsets;
-    this.ids = new Int32Array(offsets[dimensions]);
+    // Documents are visited in id order, so each list's ids increase: a second pass sizes the gaps.
+    const last = new Int32Array(dimensions).fill(-1);
+    const idOffsets = new Uint32Array(dimensions + 1);
+    each((dim, id) => {
+      idOffsets[dim + 1] += varintBytes(id - last[dim]);
+      last[dim] = id;
+    });
+    for (let dim = 0; dim < dimensions; dim++) {
+      idOffsets[dim + 1] += idOffsets[dim];
+    }
+    this.idOffsets = idOffsets;
+    this.ids = new Uint8Array(idOffsets[dimensions]);
     this.listed = new Int8Array(offsets[dimensions]);
     const next = offsets.slice(0, dimensions);
+    const nextByte = idOffsets.slice(0, dimensions);
+    last.fill(-1);
     each((dim, id) => {
-      this.listed[next[dim]] = vectors.values[id * dimensions + dim];
-      this.ids[next[dim]++] = id;
+      this.listed[next[dim]++] = vectors.values[id * dimensions + dim];
+      let gap = id - last[dim];
+      last[dim] = id;
+      while (gap >= 0x80) {
+        this.ids[nextByte[dim]++] = (gap & 0x7f) | 0x80;
+        gap >>>= 7;
+      }
+      this.ids[nextByte[dim]++] = gap;
     });
     this.partial = new Float32Array(vectors.count);
     this.seen = new Uint8Array(vectors.count);
@@ -147,8 +172,18 @@ export class VectorIndex {
       }
       budget -= end - start;
       const q = query[dim];
+      let at = this.idOffsets[dim];
+      let id = -1;
       for (let i = start; i < end; i++) {
-        const id = ids[i];
+        let gap = 0;
+        let shift = 0;
+        let byte: number;
+        do {
+          byte = ids[at++];
+          gap |= (byte & 0x7f) << shift;
+          shift += 7;
+        } while (byte & 0x80);
+        id += gap;
         if (allowed[id] === 0) {
           continue;
         }
@@ -166,6 +201,16 @@ export class VectorIndex {
     }
     return best;
   }
+}
+
+/** Bytes of `value` (≥ 0, < 2^31) as a LEB128 varint. */
+function varintBytes(value: number): number {
+  let bytes = 1;
+  while (value >= 0x80) {
+    value >>>= 7;
+    bytes++;
+  }
+  return bytes;
 }
 
 /** Indexes of the `count` largest magnitudes of `values`, in increasing index order. */
