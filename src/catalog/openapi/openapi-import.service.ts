@@ -128,7 +128,7 @@ export class OpenApiImportService {
     }
     const { loaded } = mapped;
     seenApps.set(appName, file);
-    await this.catalog.writeApps([loaded], report, { dryRun: options.dryRun });
+    await this.catalog.writeApps([{ ...loaded, functions: [loaded.functions] }], report, { dryRun: options.dryRun });
     for (const item of loaded.unfilled) {
       report.unfilled_placeholders.push({ app: appName, path: item.path, placeholder: item.placeholder });
     }
