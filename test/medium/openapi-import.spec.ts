@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppEntity } from '../../src/apps/app.entity.js';
 import { OpenApiImportService } from '../../src/catalog/openapi/openapi-import.service.js';
 import { EMBEDDED_DATABASE } from '../../src/database/database.module.js';
 import type { EmbeddedDatabase } from '../../src/database/embedded-database.js';
@@ -74,6 +75,42 @@ describe('import-openapi writes', () => {
 
     const again = await importer.importSources([file], { secrets: {} });
     expect(again.functions).toEqual({ added: [], updated: [], unchanged: 400 });
+  });
+
+  it('writes a document of several batches whole, reports it unchanged again, and leaves nothing of one refused in its last batch', async () => {
+    // 2,500 functions: three batches from the reader (1,000 functions at most each), thirteen statements.
+    const file = join(work, 'many.json');
+    writeFileSync(file, JSON.stringify(generatedDocument('Many Things', 2500, 1)));
+    const report = await importer.importSources([file], { secrets: {} });
+    expect(report.refused).toEqual([]);
+    expect(report.documents.map((doc) => [doc.app, doc.functions])).toEqual([['MANY_THINGS', 2500]]);
+    expect(report.functions.added).toHaveLength(2500);
+    expect(new Set(report.functions.added).size).toBe(2500);
+    expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'MANY_THINGS' })).toBe(2500);
+
+    const again = await importer.importSources([file], { secrets: {} });
+    expect(again.apps).toEqual({ added: [], updated: [], unchanged: 1 });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: 2500 });
+
+    // The operation sorted last (/things999) holds a value jsonb cannot store: the first two batches
+    // are written before the database refuses the third, and the whole document is rolled back.
+    const document = generatedDocument('Late Failure', 2500, 1) as { paths: Record<string, object> };
+    document.paths['/things999'] = (generatedDocument('x', 1000, 1, 'bad\u0000value') as typeof document).paths[
+      '/things999'
+    ];
+    const late = join(work, 'late.json');
+    writeFileSync(late, JSON.stringify(document));
+    const after = join(work, 'after.json');
+    writeFileSync(after, JSON.stringify(generatedDocument('After Things', 3, 1)));
+    const refused = await importer.importSources([late, after], { secrets: {} });
+    expect(refused.refused).toHaveLength(1);
+    expect(refused.refused[0].file).toBe(late);
+    expect(refused.refused[0].reason).toMatch(/^the database refused its records: .*\(SQLSTATE 22P05\)$/);
+    expect(refused.apps.added).toEqual(['AFTER_THINGS']);
+    expect(refused.functions.added).toHaveLength(3);
+    expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'LATE_FAILURE' })).toBe(0);
+    expect(await app.dataSource.getRepository(AppEntity).countBy({ name: 'LATE_FAILURE' })).toBe(0);
+    expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'AFTER_THINGS' })).toBe(3);
   });
 
   it('refuses a document whose records the database cannot store, with its reason, and imports the others', async () => {
