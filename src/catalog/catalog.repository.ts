@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
+import { chunksByBytes } from '../../libs/common/src/index.js';
 import { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 import type { FunctionRecord } from './catalog-files.js';
@@ -130,7 +131,7 @@ export class CatalogRepository {
             .execute();
         }
         for (; !batch.done; batch = await batches.next()) {
-          for (const chunk of chunksByBytes(batch.value, (fn) => fn.row.length)) {
+          for (const chunk of chunksByBytes(batch.value, (fn) => fn.row.length, CHUNK_BYTES, CHUNK)) {
             await manager.query(UPSERT_FUNCTIONS, [`[${chunk.map((fn) => fn.row).join(',')}]`]);
           }
         }
@@ -140,24 +141,5 @@ export class CatalogRepository {
       // After a failed write the source is not finished: ending it lets it release what it holds.
       await batches.return?.();
     }
-  }
-}
-
-/** Consecutive runs of `rows`, each of at most CHUNK rows and CHUNK_BYTES (a larger row alone). */
-export function* chunksByBytes<T>(rows: T[], bytesOf: (row: T) => number, maxBytes = CHUNK_BYTES): Generator<T[]> {
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = bytesOf(row);
-    if (chunk.length > 0 && (chunk.length >= CHUNK || bytes + size > maxBytes)) {
-      yield chunk;
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(row);
-    bytes += size;
-  }
-  if (chunk.length > 0) {
-    yield chunk;
   }
 }
