@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,6 +112,33 @@ describe('import-openapi writes', () => {
     expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'LATE_FAILURE' })).toBe(0);
     expect(await app.dataSource.getRepository(AppEntity).countBy({ name: 'LATE_FAILURE' })).toBe(0);
     expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'AFTER_THINGS' })).toBe(3);
+  });
+
+  it('indexes for search every function of a document whose schemas take several pages to read back', async () => {
+    // Enum values of random text, so that the stored (compressed) schemas pass the 4 MB a page reads.
+    const document = generatedDocument('Random Things', 300, 60) as { paths: Record<string, Record<string, any>> };
+    for (const path of Object.values(document.paths)) {
+      const properties = path.post.requestBody.content['application/json'].schema.properties;
+      for (const property of Object.values<Record<string, unknown>>(properties)) {
+        property.enum = Array.from({ length: 20 }, () => randomBytes(18).toString('base64'));
+      }
+    }
+    const file = join(work, 'random.json');
+    writeFileSync(file, JSON.stringify(document));
+    const report = await importer.importSources([file], { secrets: {} });
+    expect(report.functions.added).toHaveLength(300);
+
+    const [{ stored }] = await app.dataSource.query(
+      `SELECT sum(pg_column_size(parameters))::bigint AS stored FROM functions WHERE app_name = 'RANDOM_THINGS'`,
+    );
+    expect(Number(stored)).toBeGreaterThan(2 * 4 * 1024 * 1024);
+    const documents: { name: string; params: string }[] = await app.dataSource.query(
+      `SELECT name, fields->>'params' AS params FROM search_documents WHERE kind = 'function' AND app_name = 'RANDOM_THINGS'`,
+    );
+    expect(documents).toHaveLength(300);
+    for (const { params } of documents) {
+      expect(params.split(' ')).toEqual(expect.arrayContaining(['field0', 'field59', 'mode']));
+    }
   });
 
   it('refuses a document whose records the database cannot store, with its reason, and imports the others', async () => {
