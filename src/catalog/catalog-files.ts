@@ -79,6 +79,7 @@ addFormats(ajv);
 ajv.addKeyword({ keyword: 'visible', schemaType: 'array' });
 const validateAppFile = ajv.compile(APP_FILE_SCHEMA);
 const validateFunctionsFile = ajv.compile(FUNCTIONS_FILE_SCHEMA);
+const validateFunctionFile = ajv.compile(FUNCTIONS_FILE_SCHEMA.items);
 
 /** The app folders a PATH stands for: itself when it holds app.json, else its sub-folders that do. */
 export function appFolders(path: string): string[] {
@@ -164,29 +165,64 @@ export function checkAppRecords(
   if (problems.length > 0) {
     return { problems };
   }
-  const unfilled: LoadedApp['unfilled'] = [];
-  const app = fillPlaceholders(appRaw, secrets, files.appFile, '', unfilled) as AppFile;
+  const checked = checkedApp(appRaw, files, secrets);
   const functions = functionsRaw as FunctionFile[];
   functions.forEach((fn, index) => {
-    const at = `/${index}`;
-    if (!fn.name.startsWith(`${app.name}__`)) {
-      problems.push({ file: files.functionsFile, path: `${at}/name`, reason: `must start with ${app.name}__` });
-    }
-    problems.push(...checkParameters(fn, files.functionsFile, `${at}/parameters`));
+    problems.push(...functionProblems(checked.app.name, fn, files.functionsFile, `/${index}`));
   });
   return {
     problems,
-    loaded: {
-      folder: files.folder,
-      app,
-      functions: functions.map((fn) => functionRecord(app.name, fn)),
-      appHash: contentHash(app),
-      unfilled,
-    },
+    loaded: { ...checked, functions: functions.map((fn) => functionRecord(checked.app.name, fn)) },
   };
 }
 
-function functionRecord(appName: string, fn: FunctionFile): FunctionRecord {
+/**
+ * checkAppRecords for the app record alone, when its functions are checked one at a time as they
+ * are made (checkFunctionRecord), then made records (functionRecord).
+ */
+export function checkAppRecord(
+  appRaw: unknown,
+  files: { folder: string; appFile: string },
+  secrets: Record<string, string | undefined>,
+): { checked?: Omit<LoadedApp, 'functions'>; problems: CatalogProblem[] } {
+  if (!validateAppFile(appRaw)) {
+    return { problems: ajvProblems(files.appFile, validateAppFile.errors) };
+  }
+  return { checked: checkedApp(appRaw, files, secrets), problems: [] };
+}
+
+/** checkAppRecords for the `index`th function of the app `appName` alone. */
+export function checkFunctionRecord(appName: string, fn: FunctionFile, file: string, index: number): CatalogProblem[] {
+  const at = `/${index}`;
+  if (!validateFunctionFile(fn)) {
+    return ajvProblems(file, validateFunctionFile.errors, at);
+  }
+  return functionProblems(appName, fn, file, at);
+}
+
+/** A checked app record, its placeholders filled, and its hash. */
+function checkedApp(
+  appRaw: unknown,
+  files: { folder: string; appFile: string },
+  secrets: Record<string, string | undefined>,
+): Omit<LoadedApp, 'functions'> {
+  const unfilled: LoadedApp['unfilled'] = [];
+  const app = fillPlaceholders(appRaw, secrets, files.appFile, '', unfilled) as AppFile;
+  return { folder: files.folder, app, appHash: contentHash(app), unfilled };
+}
+
+/** The catalogue's rules for a function beyond its file's JSON Schema; `at` is its path in the file. */
+function functionProblems(appName: string, fn: FunctionFile, file: string, at: string): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  if (!fn.name.startsWith(`${appName}__`)) {
+    problems.push({ file, path: `${at}/name`, reason: `must start with ${appName}__` });
+  }
+  problems.push(...checkParameters(fn, file, `${at}/parameters`));
+  return problems;
+}
+
+/** A checked function of the app `appName` as the writer takes it. */
+export function functionRecord(appName: string, fn: FunctionFile): FunctionRecord {
   const hash = contentHash(fn);
   const row = asciiJson({
     name: fn.name,
@@ -234,7 +270,8 @@ function readJson(file: string, problems: CatalogProblem[]): unknown {
   }
 }
 
-function ajvProblems(file: string, errors: ErrorObject[] | null | undefined): CatalogProblem[] {
+/** `at`: the checked value's path in its file. */
+function ajvProblems(file: string, errors: ErrorObject[] | null | undefined, at = ''): CatalogProblem[] {
   return (errors ?? [])
     .filter((error) => error.keyword !== 'if')
     .map((error) => {
@@ -244,7 +281,7 @@ function ajvProblems(file: string, errors: ErrorObject[] | null | undefined): Ca
       } else if (error.keyword === 'enum') {
         reason = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
       }
-      return { file, path: error.instancePath || '/', reason };
+      return { file, path: `${at}${error.instancePath}` || '/', reason };
     });
 }
 

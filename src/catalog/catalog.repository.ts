@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
+import { chunksByBytes } from '../../libs/common/src/index.js';
 import { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 import type { FunctionRecord } from './catalog-files.js';
@@ -98,58 +99,56 @@ export class CatalogRepository {
   /**
    * Inserts or updates the given rows in one transaction: an import lands whole or not at all. The
    * rows are not read back (`updateEntity(false)`: no RETURNING of the date columns into objects
-   * nobody reads again). Functions go as their JSON text, a chunk at a time in one parameter.
+   * nobody reads again). Functions go as their JSON text, a chunk at a time in one parameter, and come
+   * in batches, each written as it comes (a reader thread hands a large document's records over while
+   * it makes the next ones), so that they are never all held at once; a batch that fails, or a source
+   * that fails between two, rolls back everything. The transaction is opened only when there is a row
+   * to write: answers whether there was.
    */
-  async upsertFromCatalog(apps: Partial<AppEntity>[], functions: FunctionRecord[]): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      for (let i = 0; i < apps.length; i += CHUNK) {
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(AppEntity)
-          .values(apps.slice(i, i + CHUNK))
-          .updateEntity(false)
-          .orUpdate(
-            [
-              'display_name',
-              'provider',
-              'version',
-              'description',
-              'logo',
-              'categories',
-              'visibility',
-              'active',
-              'security_schemes',
-              'secrets',
-              'content_hash',
-              'updated_at',
-            ],
-            ['name'],
-          )
-          .execute();
+  async upsertFromCatalog(apps: Partial<AppEntity>[], functions: AsyncIterable<FunctionRecord[]>): Promise<boolean> {
+    const batches = functions[Symbol.asyncIterator]();
+    try {
+      let batch = await batches.next();
+      if (batch.done && apps.length === 0) {
+        return false;
       }
-      for (const chunk of chunksByBytes(functions, (fn) => fn.row.length)) {
-        await manager.query(UPSERT_FUNCTIONS, [`[${chunk.map((fn) => fn.row).join(',')}]`]);
-      }
-    });
-  }
-}
-
-/** Consecutive runs of `rows`, each of at most CHUNK rows and CHUNK_BYTES (a larger row alone). */
-export function* chunksByBytes<T>(rows: T[], bytesOf: (row: T) => number, maxBytes = CHUNK_BYTES): Generator<T[]> {
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = bytesOf(row);
-    if (chunk.length > 0 && (chunk.length >= CHUNK || bytes + size > maxBytes)) {
-      yield chunk;
-      chunk = [];
-      bytes = 0;
+      await this.dataSource.transaction(async (manager) => {
+        for (let i = 0; i < apps.length; i += CHUNK) {
+          await manager
+            .createQueryBuilder()
+            .insert()
+            .into(AppEntity)
+            .values(apps.slice(i, i + CHUNK))
+            .updateEntity(false)
+            .orUpdate(
+              [
+                'display_name',
+                'provider',
+                'version',
+                'description',
+                'logo',
+                'categories',
+                'visibility',
+                'active',
+                'security_schemes',
+                'secrets',
+                'content_hash',
+                'updated_at',
+              ],
+              ['name'],
+            )
+            .execute();
+        }
+        for (; !batch.done; batch = await batches.next()) {
+          for (const chunk of chunksByBytes(batch.value, (fn) => fn.row.length, CHUNK_BYTES, CHUNK)) {
+            await manager.query(UPSERT_FUNCTIONS, [`[${chunk.map((fn) => fn.row).join(',')}]`]);
+          }
+        }
+      });
+      return true;
+    } finally {
+      // After a failed write the source is not finished: ending it lets it release what it holds.
+      await batches.return?.();
     }
-    chunk.push(row);
-    bytes += size;
-  }
-  if (chunk.length > 0) {
-    yield chunk;
   }
 }

@@ -31,6 +31,14 @@ export interface ChangeSummary {
   unchanged: number;
 }
 
+/**
+ * An app as the writer takes it, with its function records in batches: all in one (app folders), or
+ * as they come (an OpenAPI document's, from the reader thread).
+ */
+export interface AppRecords extends Pick<LoadedApp, 'app' | 'appHash'> {
+  functions: Iterable<FunctionRecord[]> | AsyncIterable<FunctionRecord[]>;
+}
+
 export interface ImportReport {
   dry_run: boolean;
   /** False when a problem was found: then nothing was written. */
@@ -79,7 +87,11 @@ export class CatalogService {
     if (report.problems.length > 0) {
       return report;
     }
-    await this.writeApps(apps, report, options);
+    await this.writeApps(
+      apps.map((loaded) => ({ ...loaded, functions: [loaded.functions] })),
+      report,
+      options,
+    );
     if (!options.dryRun) {
       await this.refreshSearch(report);
     }
@@ -88,12 +100,12 @@ export class CatalogService {
   }
 
   /**
-   * The one catalogue writer: compares the loaded apps with the stored ones by content hash and
-   * upserts what changed in one transaction (nothing on a dry run), counting into `report`.
-   * The search index is refreshed separately (refreshSearch), once per import.
+   * The one catalogue writer: compares the apps and their function records with the stored ones by
+   * content hash as they come and upserts what changed in one transaction (nothing on a dry run),
+   * counting into `report`. The search index is refreshed separately (refreshSearch), once per import.
    */
   async writeApps(
-    apps: LoadedApp[],
+    apps: AppRecords[],
     report: Pick<ImportReport, 'apps' | 'functions'>,
     options: WriteOptions,
   ): Promise<void> {
@@ -105,13 +117,11 @@ export class CatalogService {
       this.catalog.functionHashes(appNames),
     ]);
     const appRows: Partial<AppEntity>[] = [];
-    const functionRows: FunctionRecord[] = [];
     // Counted into `report` once written: a write the database refuses leaves the report as it was.
     const counted: Pick<ImportReport, 'apps' | 'functions'> = {
       apps: { added: [], updated: [], unchanged: 0 },
       functions: { added: [], updated: [], unchanged: 0 },
     };
-    let done = 0;
     for (const loaded of apps) {
       const appName = loaded.app.name;
       const known = knownApps.get(appName);
@@ -121,19 +131,13 @@ export class CatalogService {
         (known === undefined ? counted.apps.added : counted.apps.updated).push(appName);
         appRows.push(this.toAppRow(loaded));
       }
-      for (const fn of loaded.functions) {
-        const knownFn = knownFunctions.get(fn.name);
-        if (knownFn?.content_hash === fn.hash && knownFn.app_name === appName) {
-          counted.functions.unchanged += 1;
-          continue;
-        }
-        (knownFn === undefined ? counted.functions.added : counted.functions.updated).push(fn.name);
-        functionRows.push(fn);
-      }
-      options.onProgress?.(++done, apps.length);
     }
-    if (!options.dryRun && (appRows.length > 0 || functionRows.length > 0)) {
-      await this.catalog.upsertFromCatalog(appRows, functionRows);
+    const functionRows = this.changedFunctions(apps, knownFunctions, counted.functions, options.onProgress);
+    if (options.dryRun) {
+      for await (const _batch of functionRows) {
+        // counted, not written
+      }
+    } else if (await this.catalog.upsertFromCatalog(appRows, functionRows)) {
       // New or changed functions change the tool lists of every project that enables them.
       await this.changes.publish('functions');
     }
@@ -141,6 +145,34 @@ export class CatalogService {
       report[kind].added.push(...counted[kind].added);
       report[kind].updated.push(...counted[kind].updated);
       report[kind].unchanged += counted[kind].unchanged;
+    }
+  }
+
+  /** The apps' function records that are new or changed, batch by batch as they come, counted into `counted`. */
+  private async *changedFunctions(
+    apps: AppRecords[],
+    known: Map<string, { app_name: string; content_hash: string }>,
+    counted: ChangeSummary,
+    onProgress?: (done: number, total: number) => void,
+  ): AsyncGenerator<FunctionRecord[]> {
+    let done = 0;
+    for (const loaded of apps) {
+      const appName = loaded.app.name;
+      for await (const batch of loaded.functions) {
+        const changed = batch.filter((fn) => {
+          const knownFn = known.get(fn.name);
+          if (knownFn?.content_hash === fn.hash && knownFn.app_name === appName) {
+            counted.unchanged += 1;
+            return false;
+          }
+          (knownFn === undefined ? counted.added : counted.updated).push(fn.name);
+          return true;
+        });
+        if (changed.length > 0) {
+          yield changed;
+        }
+      }
+      onProgress?.(++done, apps.length);
     }
   }
 
@@ -192,7 +224,7 @@ export class CatalogService {
   }
 
   /** The OAuth 2.0 client secret and default credentials are sealed; the rest is stored as given. */
-  private toAppRow(loaded: LoadedApp): Partial<AppEntity> {
+  private toAppRow(loaded: AppRecords): Partial<AppEntity> {
     const { app } = loaded;
     const schemes: Record<string, object> = {};
     const secrets: AppSecrets = {};

@@ -266,14 +266,19 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     const functionList = [...functionNames];
     for (let i = 0; i < functionList.length; i += REBUILD_BATCH) {
       const batch = functionList.slice(i, i + REBUILD_BATCH);
-      const functions = await this.repository.functionTexts(batch);
-      await loadApps(functions.map((fn) => fn.app_name));
-      const found = new Set(functions.map((fn) => fn.name));
+      const found = new Set<string>();
+      const documents: SearchDocument[] = [];
+      for await (const functions of this.repository.functionTexts(batch)) {
+        await loadApps(functions.map((fn) => fn.app_name));
+        for (const fn of functions) {
+          found.add(fn.name);
+          const app = apps.get(fn.app_name);
+          if (app) {
+            documents.push(functionDocument(fn, app));
+          }
+        }
+      }
       gone.push(...batch.filter((name) => !found.has(name)).map((name) => ({ kind: 'function' as const, name })));
-      const documents = functions.flatMap((fn) => {
-        const app = apps.get(fn.app_name);
-        return app ? [functionDocument(fn, app)] : [];
-      });
       await this.repository.upsertDocuments(documents);
       rebuilt += documents.length;
     }

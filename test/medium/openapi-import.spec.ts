@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppEntity } from '../../src/apps/app.entity.js';
 import { OpenApiImportService } from '../../src/catalog/openapi/openapi-import.service.js';
 import { EMBEDDED_DATABASE } from '../../src/database/database.module.js';
 import type { EmbeddedDatabase } from '../../src/database/embedded-database.js';
@@ -74,6 +76,69 @@ describe('import-openapi writes', () => {
 
     const again = await importer.importSources([file], { secrets: {} });
     expect(again.functions).toEqual({ added: [], updated: [], unchanged: 400 });
+  });
+
+  it('writes a document of several batches whole, reports it unchanged again, and leaves nothing of one refused in its last batch', async () => {
+    // 2,500 functions: three batches from the reader (1,000 functions at most each), thirteen statements.
+    const file = join(work, 'many.json');
+    writeFileSync(file, JSON.stringify(generatedDocument('Many Things', 2500, 1)));
+    const report = await importer.importSources([file], { secrets: {} });
+    expect(report.refused).toEqual([]);
+    expect(report.documents.map((doc) => [doc.app, doc.functions])).toEqual([['MANY_THINGS', 2500]]);
+    expect(report.functions.added).toHaveLength(2500);
+    expect(new Set(report.functions.added).size).toBe(2500);
+    expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'MANY_THINGS' })).toBe(2500);
+
+    const again = await importer.importSources([file], { secrets: {} });
+    expect(again.apps).toEqual({ added: [], updated: [], unchanged: 1 });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: 2500 });
+
+    // The operation sorted last (/things999) holds a value jsonb cannot store: the first two batches
+    // are written before the database refuses the third, and the whole document is rolled back.
+    const document = generatedDocument('Late Failure', 2500, 1) as { paths: Record<string, object> };
+    document.paths['/things999'] = (generatedDocument('x', 1000, 1, 'bad\u0000value') as typeof document).paths[
+      '/things999'
+    ];
+    const late = join(work, 'late.json');
+    writeFileSync(late, JSON.stringify(document));
+    const after = join(work, 'after.json');
+    writeFileSync(after, JSON.stringify(generatedDocument('After Things', 3, 1)));
+    const refused = await importer.importSources([late, after], { secrets: {} });
+    expect(refused.refused).toHaveLength(1);
+    expect(refused.refused[0].file).toBe(late);
+    expect(refused.refused[0].reason).toMatch(/^the database refused its records: .*\(SQLSTATE 22P05\)$/);
+    expect(refused.apps.added).toEqual(['AFTER_THINGS']);
+    expect(refused.functions.added).toHaveLength(3);
+    expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'LATE_FAILURE' })).toBe(0);
+    expect(await app.dataSource.getRepository(AppEntity).countBy({ name: 'LATE_FAILURE' })).toBe(0);
+    expect(await app.dataSource.getRepository(FunctionEntity).countBy({ app_name: 'AFTER_THINGS' })).toBe(3);
+  });
+
+  it('indexes for search every function of a document whose schemas take several pages to read back', async () => {
+    // Enum values of random text, so that the stored (compressed) schemas pass the 4 MB a page reads.
+    const document = generatedDocument('Random Things', 300, 60) as { paths: Record<string, Record<string, any>> };
+    for (const path of Object.values(document.paths)) {
+      const properties = path.post.requestBody.content['application/json'].schema.properties;
+      for (const property of Object.values<Record<string, unknown>>(properties)) {
+        property.enum = Array.from({ length: 20 }, () => randomBytes(18).toString('base64'));
+      }
+    }
+    const file = join(work, 'random.json');
+    writeFileSync(file, JSON.stringify(document));
+    const report = await importer.importSources([file], { secrets: {} });
+    expect(report.functions.added).toHaveLength(300);
+
+    const [{ stored }] = await app.dataSource.query(
+      `SELECT sum(pg_column_size(parameters))::bigint AS stored FROM functions WHERE app_name = 'RANDOM_THINGS'`,
+    );
+    expect(Number(stored)).toBeGreaterThan(2 * 4 * 1024 * 1024);
+    const documents: { name: string; params: string }[] = await app.dataSource.query(
+      `SELECT name, fields->>'params' AS params FROM search_documents WHERE kind = 'function' AND app_name = 'RANDOM_THINGS'`,
+    );
+    expect(documents).toHaveLength(300);
+    for (const { params } of documents) {
+      expect(params.split(' ')).toEqual(expect.arrayContaining(['field0', 'field59', 'mode']));
+    }
   });
 
   it('refuses a document whose records the database cannot store, with its reason, and imports the others', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stableJson } from '../../libs/common/src/index.js';
-import { checkAppRecords } from '../../src/catalog/catalog-files.js';
+import { checkAppRecords, type FunctionRecord } from '../../src/catalog/catalog-files.js';
 import { mapOpenApiDocument, OpenApiRefusal } from '../../src/catalog/openapi/openapi-mapping.js';
 import { OpenApiReader } from '../../src/catalog/openapi/openapi-reader.js';
 import { loadOpenApiDocument } from '../../src/catalog/openapi/openapi-source.js';
@@ -42,10 +42,13 @@ describe('OpenAPI reader thread', { timeout: 120_000 }, () => {
         for (const reader of [kept, renewed]) {
           const name = await reader.load(file, true);
           const mapped = await reader.map(name, new Map(), {}, {});
-          expect(
-            stableJson({ app: mapped.loaded.app, functions: mapped.loaded.functions, skipped: mapped.skipped }),
-          ).toBe(expected);
-          for (const fn of mapped.loaded.functions) {
+          const functions = [];
+          for await (const batch of reader.functions()) {
+            functions.push(...batch);
+          }
+          expect(functions).toHaveLength(mapped.functions);
+          expect(stableJson({ app: mapped.loaded.app, functions, skipped: mapped.skipped })).toBe(expected);
+          for (const fn of functions) {
             expect(fn.hash).toMatch(/^[0-9a-f]{64}$/);
             expect(JSON.parse(fn.row)).toMatchObject({ name: fn.name, content_hash: fn.hash });
           }
@@ -57,6 +60,41 @@ describe('OpenAPI reader thread', { timeout: 120_000 }, () => {
     } finally {
       await kept.close();
       await renewed.close();
+    }
+  });
+
+  it("hands a large document's records over in batches of at most 1,000, in order, each row whole", async () => {
+    const many = join(work, 'many.json');
+    const paths: Record<string, object> = {};
+    for (let op = 0; op < 2500; op += 1) {
+      paths[`/p${op}`] = {
+        get: { summary: `Gets ${'é'.repeat(op % 7)} ${op}`, responses: { '200': { description: 'ok' } } },
+      };
+    }
+    writeFileSync(
+      many,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Many', version: '1' },
+        servers: [{ url: 'https://x.example' }],
+        paths,
+      }),
+    );
+    const expected = await inProcess(many);
+    const reader = new OpenApiReader({ recycleHeapMb: 100_000, maxHeapMb: 1024 });
+    try {
+      const mapped = await reader.map(await reader.load(many, true), new Map(), {}, {});
+      const batches: FunctionRecord[][] = [];
+      for await (const batch of reader.functions()) {
+        batches.push(batch);
+      }
+      expect(batches.map((batch) => batch.length)).toEqual([1000, 1000, 500]);
+      const functions = batches.flat();
+      expect(stableJson({ app: mapped.loaded.app, functions, skipped: mapped.skipped })).toBe(expected);
+      // The reader is free for the next document.
+      expect(await reader.load(DOCUMENTS[0], true)).toBe('PET_STORE');
+    } finally {
+      await reader.close();
     }
   });
 

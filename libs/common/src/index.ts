@@ -4,6 +4,7 @@ export * from './errors/all-exceptions.filter.js';
 export * from './errors/database-unavailable.js';
 export * from './errors/domain.error.js';
 export * from './json/stable-json.js';
+export * from './collections/chunks-by-bytes.js';
 export * from './logging/pino-logger.js';
 export * from './openapi/openapi-document.js';
 export * from './validation/decorators.js';

@@ -5,11 +5,20 @@
  *
  * Messages, one request at a time: `load` a file (answers `loaded` with the app name its title
  * gives, or `refused`), then `map` it under the app name the import chose (answers `mapped` with the
- * records, or `refused`); `failed` reports an unexpected error. Every answer gives the heap size.
+ * app record once every record is made and checked, or `refused`), then `functions` until a batch
+ * is the last (each answers the next batch of function records). `failed` reports an unexpected
+ * error. Every answer gives the heap size.
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import { checkAppRecords, type CatalogProblem, type LoadedApp } from '../catalog-files.js';
+import {
+  checkAppRecord,
+  checkFunctionRecord,
+  functionRecord,
+  type CatalogProblem,
+  type FunctionRecord,
+  type LoadedApp,
+} from '../catalog-files.js';
 import {
   documentAppName,
   mapOpenApiDocument,
@@ -17,6 +26,7 @@ import {
   type OpenApiMappingOptions,
   type SkippedOperation,
 } from './openapi-mapping.js';
+import { packRecords, transferList, type RecordBatch } from './openapi-record-batches.js';
 import { loadOpenApiDocument } from './openapi-source.js';
 
 export type ReaderRequest =
@@ -27,10 +37,14 @@ export type ReaderRequest =
       previousNames: [string, string][];
       options: Omit<OpenApiMappingOptions, 'previousNames' | 'appName'>;
       secrets: Record<string, string | undefined>;
-    };
+    }
+  | { type: 'functions' };
 
+/** A mapped and checked document; its function records follow, in batches. */
 export interface MappedDocument {
-  loaded: LoadedApp;
+  loaded: Omit<LoadedApp, 'functions'>;
+  /** How many functions. */
+  functions: number;
   skipped: SkippedOperation[];
   notes: string[];
 }
@@ -38,21 +52,36 @@ export interface MappedDocument {
 type ReaderReply =
   | { type: 'loaded'; baseName: string }
   | { type: 'mapped'; mapped: MappedDocument }
+  | { type: 'functions'; batch: RecordBatch; last: boolean }
   | { type: 'refused'; reason: string }
   | { type: 'failed'; message: string };
 
 /** A reply, and the thread's heap size after it (MB). */
 export type ReaderAnswer = ReaderReply & { heapMb: number };
 
+/**
+ * A batch ends at this many functions or once its rows reach this many bytes (a larger row goes
+ * whole): the main thread holds about two batches at a time, the one it writes and the next.
+ */
+const BATCH_FUNCTIONS = 1000;
+const BATCH_BYTES = 8 * 1024 * 1024;
+
 const port = parentPort;
 if (!port) {
   throw new Error('openapi-document.worker runs as a worker thread');
 }
 
-let current: { file: string; document: Record<string, unknown> } | undefined;
+/** The document loaded and not yet mapped, or the records of the mapped one not yet handed over. */
+let current:
+  | { file: string; document: Record<string, unknown> }
+  | { records: (FunctionRecord | undefined)[]; next: number }
+  | undefined;
 
 function answer(message: ReaderReply): void {
-  port?.postMessage({ ...message, heapMb: Math.round(getHeapStatistics().total_heap_size / 1048576) });
+  port?.postMessage(
+    { ...message, heapMb: Math.round(getHeapStatistics().total_heap_size / 1048576) },
+    message.type === 'functions' ? transferList(message.batch) : [],
+  );
 }
 
 async function handle(request: ReaderRequest): Promise<ReaderReply> {
@@ -62,32 +91,70 @@ async function handle(request: ReaderRequest): Promise<ReaderReply> {
     current = { file: request.file, document };
     return { type: 'loaded', baseName: documentAppName(document, request.appName) };
   }
+  if (request.type === 'functions') {
+    return nextBatch();
+  }
   const loadedDocument = current;
   current = undefined;
-  if (!loadedDocument) {
+  if (!loadedDocument || !('document' in loadedDocument)) {
     throw new Error('map without a loaded document');
   }
   const { file, document } = loadedDocument;
-  const mapping = mapOpenApiDocument(document, {
-    ...request.options,
-    appName: request.appName,
-    previousNames: new Map(request.previousNames),
-  });
+  const appName = documentAppName(document, request.appName);
+  const functionsFile = `${file} (functions)`;
+  const problems: CatalogProblem[] = [];
+  // Each function is checked and made a record as soon as it is mapped, so that the functions with
+  // their expanded schemas are never all held.
+  const mapping = mapOpenApiDocument(
+    document,
+    { ...request.options, appName: request.appName, previousNames: new Map(request.previousNames) },
+    (fn, index) => {
+      problems.push(...checkFunctionRecord(appName, fn, functionsFile, index));
+      return functionRecord(appName, fn);
+    },
+  );
   if (mapping.functions.length === 0) {
     throw new OpenApiRefusal(
       `has no operation to import${mapping.skipped.length ? ` (${mapping.skipped.length} skipped: ${mapping.skipped[0].reason}…)` : ''}`,
     );
   }
-  const checked = checkAppRecords(
-    mapping.app,
-    mapping.functions,
-    { folder: file, appFile: `${file} (app)`, functionsFile: `${file} (functions)` },
-    request.secrets,
-  );
-  if (!checked.loaded || checked.problems.length > 0) {
-    throw new OpenApiRefusal(describeProblems(checked.problems));
+  const app = checkAppRecord(mapping.app, { folder: file, appFile: `${file} (app)` }, request.secrets);
+  problems.unshift(...app.problems);
+  if (!app.checked || problems.length > 0) {
+    throw new OpenApiRefusal(describeProblems(problems));
   }
-  return { type: 'mapped', mapped: { loaded: checked.loaded, skipped: mapping.skipped, notes: mapping.notes } };
+  current = { records: mapping.functions, next: 0 };
+  return {
+    type: 'mapped',
+    mapped: {
+      loaded: app.checked,
+      functions: mapping.functions.length,
+      skipped: mapping.skipped,
+      notes: mapping.notes,
+    },
+  };
+}
+
+/** The next batch of the mapped document's records, each let go here once in its batch. */
+function nextBatch(): ReaderReply {
+  const mapped = current;
+  if (!mapped || !('records' in mapped)) {
+    throw new Error('functions without a mapped document');
+  }
+  const batch: FunctionRecord[] = [];
+  let bytes = 0;
+  while (mapped.next < mapped.records.length && batch.length < BATCH_FUNCTIONS && bytes < BATCH_BYTES) {
+    const record = mapped.records[mapped.next] as FunctionRecord;
+    mapped.records[mapped.next] = undefined;
+    mapped.next += 1;
+    batch.push(record);
+    bytes += record.row.length;
+  }
+  const last = mapped.next === mapped.records.length;
+  if (last) {
+    current = undefined;
+  }
+  return { type: 'functions', batch: packRecords(batch), last };
 }
 
 port.on('message', (request: ReaderRequest) => {

@@ -73,7 +73,7 @@ export class OpenApiImportService {
         next = undefined;
         try {
           await this.importFile(file, await loading, reader, options, report, seenApps, () => {
-            next =
+            next ??=
               index + 1 < files.length ? settle(reader.load(files[index + 1], validate, options.appName)) : undefined;
           });
         } catch (error) {
@@ -99,7 +99,11 @@ export class OpenApiImportService {
     return report;
   }
 
-  /** `readNext` starts reading the next document, once this one's records are out of the reader. */
+  /**
+   * `readNext` starts reading the next document, once this one's records are out of the reader: its
+   * function records are written a batch at a time as the reader hands them over, in the document's
+   * transaction.
+   */
   private async importFile(
     file: string,
     loading: Settled<string>,
@@ -123,19 +127,22 @@ export class OpenApiImportService {
     let mapped: MappedDocument;
     try {
       mapped = await reader.map(appName, previousNames, mappingOptions, secrets);
-    } finally {
+    } catch (error) {
       readNext();
+      throw error;
     }
     const { loaded } = mapped;
     seenApps.set(appName, file);
-    await this.catalog.writeApps([loaded], report, { dryRun: options.dryRun });
+    await this.catalog.writeApps([{ ...loaded, functions: reader.functions(readNext) }], report, {
+      dryRun: options.dryRun,
+    });
     for (const item of loaded.unfilled) {
       report.unfilled_placeholders.push({ app: appName, path: item.path, placeholder: item.placeholder });
     }
     report.documents.push({
       file,
       app: appName,
-      functions: loaded.functions.length,
+      functions: mapped.functions,
       skipped: mapped.skipped,
       notes: mapped.notes,
     });

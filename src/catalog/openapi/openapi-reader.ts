@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
+import type { FunctionRecord } from '../catalog-files.js';
 import type { MappedDocument, ReaderAnswer, ReaderRequest } from './openapi-document.worker.js';
 import { OpenApiRefusal, type OpenApiMappingOptions } from './openapi-mapping.js';
+import { unpackRecords } from './openapi-record-batches.js';
 
 export interface OpenApiReaderLimits {
   /** A thread whose heap has grown past this after a document is replaced by a fresh one. */
@@ -10,9 +12,9 @@ export interface OpenApiReaderLimits {
 }
 
 /**
- * The import's side of openapi-document.worker: one document at a time, `load` then `map`, on a
- * worker thread that is replaced after documents that left its heap large (V8 keeps a grown heap),
- * so the memory of the largest documents is given back and never adds up.
+ * The import's side of openapi-document.worker: one document at a time, `load`, `map`, then its
+ * function records, on a worker thread that is replaced after documents that left its heap large (V8
+ * keeps a grown heap), so the memory of the largest documents is given back and never adds up.
  */
 export class OpenApiReader {
   private worker?: Worker;
@@ -31,7 +33,10 @@ export class OpenApiReader {
     return answer.baseName;
   }
 
-  /** Maps the loaded document under `appName` and checks the records by the catalogue's rules. */
+  /**
+   * Maps the loaded document under `appName` and checks the records by the catalogue's rules; its
+   * function records are then read with `functions`.
+   */
   async map(
     appName: string,
     previousNames: ReadonlyMap<string, string>,
@@ -45,10 +50,47 @@ export class OpenApiReader {
     return answer.mapped;
   }
 
+  /**
+   * The mapped document's function records, a batch at a time: the thread makes the next batch while
+   * the caller writes this one. `handedOver` is called once the thread has handed over the last batch
+   * (it may take the next document) before that batch is yielded. Ended early, by the caller or by a
+   * failure, the thread is ended too, and the records it still held with it.
+   */
+  async *functions(handedOver: () => void = () => undefined): AsyncGenerator<FunctionRecord[]> {
+    let pending: Promise<ReaderAnswer> | undefined = this.requestAhead({ type: 'functions' });
+    try {
+      while (pending) {
+        const answer = await pending;
+        pending = undefined;
+        if (answer.type !== 'functions') {
+          throw new Error(`unexpected answer ${answer.type} to functions`);
+        }
+        if (answer.last) {
+          handedOver();
+        } else {
+          pending = this.requestAhead({ type: 'functions' });
+        }
+        yield unpackRecords(answer.batch);
+      }
+    } finally {
+      if (pending) {
+        await pending.catch(() => undefined);
+        await this.close();
+      }
+    }
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
+  }
+
+  /** A request whose answer is awaited later: its failure is not unhandled meanwhile. */
+  private requestAhead(request: ReaderRequest): Promise<ReaderAnswer> {
+    const answer = this.request(request);
+    answer.catch(() => undefined);
+    return answer;
   }
 
   private request(request: ReaderRequest): Promise<ReaderAnswer> {
@@ -57,8 +99,10 @@ export class OpenApiReader {
       this.waiting = { resolve, reject };
       worker.postMessage(request);
     }).then(async (answer) => {
-      // Once the thread holds no document (anything but a successful load), it may be replaced.
-      if (answer.type !== 'loaded' && answer.heapMb > this.limits.recycleHeapMb) {
+      // Once the thread holds no document (a refusal, a failure, the last records), it may be replaced.
+      const holds =
+        answer.type === 'loaded' || answer.type === 'mapped' || (answer.type === 'functions' && !answer.last);
+      if (!holds && answer.heapMb > this.limits.recycleHeapMb) {
         await this.close();
       }
       if (answer.type === 'refused') {
