@@ -85,7 +85,12 @@ describe('an upstream that never answers, trickles, resets mid-body or sends 3 G
   });
 
   it('each fails within its bound with a clear error; memory bounded; a normal call is not slowed', async () => {
-    const server = await startServe(data.env({ EXECUTION_TIMEOUT_MS: String(TIMEOUT_MS), EXECUTION_MAX_RETRIES: '0' }));
+    // The normal calls below run back to back for as long as the faults last, which grows with the
+    // machine's load: past 600 in a window, PostgreSQL's default request budget answered 429 (CI run of
+    // 2026-11-28, the machine shared with a benchmark). Budgets are tested in test/e2e/rate-limits.
+    const server = await startServe(
+      data.env({ EXECUTION_TIMEOUT_MS: String(TIMEOUT_MS), EXECUTION_MAX_RETRIES: '0', RATE_LIMIT_REQUESTS: '0' }),
+    );
     const pid = server.child.pid as number;
     const call = client(server.url, apiKey);
     try {
