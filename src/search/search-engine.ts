@@ -588,16 +588,12 @@ export class SearchEngine {
 
   /** Exact cosine similarity (vectors are unit length) of the candidates that have an embedding of the query's size. */
   private exactSimilarities(candidates: number[], vectors: EmbeddingTable, vector: Float32Array): [number, number][] {
-    const out: [number, number][] = [];
     if (vectors.dimensions !== vector.length) {
-      return out;
+      return [];
     }
-    for (const id of candidates) {
-      if (vectors.has(id)) {
-        out.push([id, vectors.similarity(id, vector)]);
-      }
-    }
-    return out;
+    const ids = candidates.filter((id) => vectors.has(id));
+    const values = vectors.similarities(ids, vector);
+    return ids.map((id, k) => [id, values[k]]);
   }
 
   /** The `vectorCandidates` most similar candidates at or above the similarity floor. */

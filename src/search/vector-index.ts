@@ -1,30 +1,37 @@
+import { Int8Rows } from './int8-dot.js';
+
 /**
  * Unit vectors of a set of documents (by id) in 8 bits per dimension, in one array: the value of
- * dimension i of document d is values[d × dimensions + i] × scales[d]. A quarter of the memory of
+ * dimension i of document d is row(d)[i] × scales[d]. A quarter of the memory of
  * float32, cosine error far below ranking noise, and no per-document objects. The dimensions are
  * those of the first vector set; a vector of another size is not kept.
  */
 export class EmbeddingTable {
-  private data?: Int8Array;
+  private rows?: Int8Rows;
   /** 0: the document has no vector. */
   readonly scales: Float64Array;
-  dimensions = 0;
+  private scratch = new Float64Array(0);
 
   constructor(readonly count: number) {
     this.scales = new Float64Array(count);
   }
 
-  get values(): Int8Array {
-    return this.data ?? new Int8Array(0);
+  get dimensions(): number {
+    return this.rows?.dimensions ?? 0;
   }
 
   has(id: number): boolean {
     return this.scales[id] !== 0;
   }
 
+  /** Document `id`'s 8-bit values (empty before the first vector is set). */
+  row(id: number): Int8Array {
+    return this.rows?.row(id) ?? new Int8Array(0);
+  }
+
   set(id: number, vector: ArrayLike<number>): void {
-    const values = this.storage(vector.length);
-    if (!values) {
+    const rows = this.storage(vector.length);
+    if (!rows) {
       return;
     }
     let max = 0;
@@ -32,9 +39,9 @@ export class EmbeddingTable {
       max = Math.max(max, Math.abs(vector[i]));
     }
     const scale = max > 0 ? max / 127 : 1;
-    const at = id * this.dimensions;
+    const row = rows.row(id);
     for (let i = 0; i < vector.length; i++) {
-      values[at + i] = Math.round(vector[i] / scale);
+      row[i] = Math.round(vector[i] / scale);
     }
     this.scales[id] = scale;
   }
@@ -44,33 +51,46 @@ export class EmbeddingTable {
     if (!source.has(from)) {
       return;
     }
-    const values = this.storage(source.dimensions);
-    if (values) {
-      values.set(
-        source.values.subarray(from * source.dimensions, (from + 1) * source.dimensions),
-        id * this.dimensions,
-      );
+    const rows = this.storage(source.dimensions);
+    if (rows) {
+      rows.row(id).set(source.row(from));
       this.scales[id] = source.scales[from];
     }
   }
 
   /** Cosine similarity of document `id` with a unit query vector of the same dimensions. */
   similarity(id: number, query: Float32Array): number {
-    const values = this.values;
-    const at = id * this.dimensions;
+    const row = this.row(id);
     let sum = 0;
-    for (let i = 0; i < this.dimensions; i++) {
-      sum += values[at + i] * query[i];
+    for (let i = 0; i < row.length; i++) {
+      sum += row[i] * query[i];
     }
     return sum * this.scales[id];
   }
 
-  private storage(dimensions: number): Int8Array | undefined {
-    if (!this.data) {
-      this.dimensions = dimensions;
-      this.data = new Int8Array(this.count * dimensions);
+  /**
+   * Cosine similarities of the documents `ids` (each with a vector) with a unit query vector of the
+   * same dimensions, in the order of `ids`; the returned array is reused by the next call.
+   */
+  similarities(ids: readonly number[], query: Float32Array): Float64Array {
+    if (this.scratch.length < ids.length) {
+      this.scratch = new Float64Array(Math.max(ids.length, this.scratch.length * 2));
     }
-    return dimensions === this.dimensions ? this.data : undefined;
+    const out = this.scratch;
+    if (!this.rows) {
+      out.fill(0, 0, ids.length);
+      return out;
+    }
+    this.rows.dotProducts(ids, query, out);
+    for (let k = 0; k < ids.length; k++) {
+      out[k] *= this.scales[ids[k]];
+    }
+    return out;
+  }
+
+  private storage(dimensions: number): Int8Rows | undefined {
+    this.rows ??= new Int8Rows(this.count, dimensions);
+    return dimensions === this.rows.dimensions ? this.rows : undefined;
   }
 }
 
@@ -108,12 +128,12 @@ export class VectorIndex {
     this.dimensions = dimensions;
     const scratch = new Float32Array(dimensions);
     const offsets = new Uint32Array(dimensions + 1);
-    const each = (visit: (dim: number, id: number) => void) => {
+    const each = (visit: (dim: number, id: number, values: Int8Array) => void) => {
       for (let id = 0; id < vectors.count; id++) {
         if (vectors.has(id)) {
-          const values = vectors.values.subarray(id * dimensions, (id + 1) * dimensions);
+          const values = vectors.row(id);
           for (const dim of largest(values, DOCUMENT_DIMENSIONS, scratch)) {
-            visit(dim, id);
+            visit(dim, id, values);
           }
         }
       }
@@ -139,8 +159,8 @@ export class VectorIndex {
     const next = offsets.slice(0, dimensions);
     const nextByte = idOffsets.slice(0, dimensions);
     last.fill(-1);
-    each((dim, id) => {
-      this.listed[next[dim]++] = vectors.values[id * dimensions + dim];
+    each((dim, id, values) => {
+      this.listed[next[dim]++] = values[dim];
       let gap = id - last[dim];
       last[dim] = id;
       while (gap >= 0x80) {
