@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { collectGarbage } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { EMBEDDING_PROVIDER, type EmbeddingProvider } from './embeddings/embedding-provider.js';
 import {
@@ -60,6 +61,9 @@ const REBUILD_BATCH = 2000;
 
 /** After a failed embedding run, searches try again at most this often. */
 const EMBEDDING_RETRY_MS = 60_000;
+
+/** Functions from which a load of the index ends with a full garbage collection (below, its garbage is a few MB). */
+const COLLECT_AFTER_LOADING = 10_000;
 
 /**
  * Keeps the search index in step with the catalogue and answers intent searches from memory.
@@ -378,6 +382,10 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
       },
     );
     this.loaded = { apps: apps.documents, functions: functions.documents };
+    if (functions.documents.names.length >= COLLECT_AFTER_LOADING) {
+      // The load's garbage (parsed texts, pages of rows) is collected now rather than left to grow the heap.
+      collectGarbage();
+    }
   }
 
   /**

@@ -194,6 +194,32 @@ describe('search embeddings: providers and models', () => {
     expect(modelA.embedded).toHaveLength(2);
   });
 
+  it('reads every current embedding of a model page after page: stale ones and other models are left out, none is lost at a page end', async () => {
+    const repository = new SearchRepository(app.dataSource);
+    // 4,500 documents over three pages of 2,000; every 7th embedding is for an older text.
+    await app.dataSource.query(
+      `INSERT INTO search_documents (kind, name, app_name, fields, embedding_text, text_hash)
+       SELECT 'function', 'PAGED__' || lpad(i::text, 5, '0'), 'PAGED', '{}'::jsonb, 'text', 'h' || i
+         FROM generate_series(1, 4500) i`,
+    );
+    try {
+      await app.dataSource.query(
+        `INSERT INTO search_embeddings (kind, name, model, text_hash, dimensions, embedding)
+         SELECT 'function', 'PAGED__' || lpad(i::text, 5, '0'), m.model,
+                CASE WHEN i % 7 = 0 AND m.model = 'paged' THEN 'old' ELSE 'h' || i END, 3, ('[' || i || ',0,1]')::vector
+           FROM generate_series(1, 4500) i, (VALUES ('paged'), ('other')) m(model)`,
+      );
+      const read: [string, number][] = [];
+      await repository.eachEmbedding('paged', 'function', 'all', (row) => read.push([row.name, row.embedding[0]]));
+      const expected = Array.from({ length: 4500 }, (_, k) => k + 1)
+        .filter((i) => i % 7 !== 0)
+        .map((i): [string, number] => [`PAGED__${String(i).padStart(5, '0')}`, i]);
+      expect(read).toEqual(expected);
+    } finally {
+      await app.dataSource.query(`DELETE FROM search_documents WHERE app_name = 'PAGED'`);
+    }
+  });
+
   it('picks the provider the configuration names, and validates its settings', () => {
     const offline = createEmbeddingProvider(loadConfig({}), undefined);
     const openai = createEmbeddingProvider(

@@ -15,3 +15,4 @@ export * from './openapi/error-responses.js';
 export * from './validation/input-limits.js';
 export * from './validation/input-limits.interceptor.js';
 export * from './validation/date-time.js';
+export * from './memory/collect-garbage.js';
