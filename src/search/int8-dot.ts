@@ -5,12 +5,12 @@
  *
  * Why by hand: exact similarities are computed for every allowed document up to 3,000 of them, so at
  * 987 functions each search scored 351,000 products. In JavaScript that took 0.55–0.72 ms per pass
- * (typed arrays, 4 accumulators or not) and was 40 % of the search engine's CPU in a profile of 900
- * searches (2026-11-28); this kernel does the same pass in a tenth of that (see the spec). No npm
+ * (typed arrays, 4 accumulators or not) and was more than half of the search engine's CPU in a profile of
+ * 900 searches (2026-11-28); this kernel does the same pass in a tenth of that (see the spec). No npm
  * package offers an int8 dot product over our own layout without a native build: the vector-search
  * libraries (usearch, hnswlib-node, faiss-node) bring their own index and storage.
  *
- * The module is 150 bytes, written out below with its instructions; it reads a memory the caller
+ * The module is 238 bytes, written out below with its instructions; it reads a memory the caller
  * creates. Layout of a row: `stride` bytes (the dimensions rounded up to 16, the rest zeros).
  */
 
