@@ -58,14 +58,9 @@ export class EmbeddingTable {
     }
   }
 
-  /** Cosine similarity of document `id` with a unit query vector of the same dimensions. */
+  /** Cosine similarity of document `id` (which has a vector) with a unit query vector of the same dimensions. */
   similarity(id: number, query: Float32Array): number {
-    const row = this.row(id);
-    let sum = 0;
-    for (let i = 0; i < row.length; i++) {
-      sum += row[i] * query[i];
-    }
-    return sum * this.scales[id];
+    return this.similarities([id], query)[0];
   }
 
   /**
