@@ -21,7 +21,7 @@ const main = join(root, 'dist/src/main.js');
 const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const OWNER = 'conformance-user';
 
-/** Server scenarios that test what Patchbay does not offer, with the reason (listed in the README too). */
+/** Server scenarios that test what Patchbay does not offer, with the reason (listed in docs/mcp.md too). */
 const NOT_APPLICABLE = {
   'completion-complete': 'no prompts or resource templates, so no completion',
   'logging-set-level': 'no logging capability',

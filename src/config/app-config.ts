@@ -20,7 +20,7 @@ const toInt = ({ value }: { value: unknown }) =>
 
 /**
  * Every setting the service reads from its environment, validated once at start. Nothing else in
- * the code base reads `process.env`. The README's configuration table mirrors this class.
+ * the code base reads `process.env`. docs/configuration.md mirrors this class.
  */
 export class AppConfig {
   @IsOptional()

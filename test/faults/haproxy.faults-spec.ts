@@ -24,7 +24,7 @@ import {
 const INSTANCES = 3;
 /** Three services starting together on a loaded 2-core machine (one alone starts in a few seconds). */
 const START_TIMEOUT_MS = 90_000;
-/** How often each instance looks for rows another one changed (the default is 1 s; see README). */
+/** How often each instance looks for rows another one changed (the default is 1 s; see docs/operations.md). */
 const CACHE_SYNC_INTERVAL_MS = 500;
 /**
  * Bound on a configuration change made on one instance being honoured by the others: one sync
