@@ -17,11 +17,11 @@ import {
   UriTooLongError,
 } from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
+import { API_VERSION } from './config/api-version.js';
 import { loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
 import { API_KEY_HEADER } from './projects/api-key.guard.js';
 
-export const API_VERSION = '0.0.1-beta.3';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** Characters of one path parameter; longer ones answer 414. */
