@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { starterCatalogPath } from '../catalog/starter-catalog.js';
@@ -33,9 +34,10 @@ async function serve(options: ServeOptions): Promise<void> {
   const { createApiApp, stopApiApp } = await import('../api-app.js');
   const app = await createApiApp({ database: { holder: 'patchbay serve', runMigrations: true }, env });
   const config = app.get(AppConfig);
+  let firstStart: FirstStart = {};
   try {
     if (options.starter) {
-      await firstStart(app);
+      firstStart = await prepareFirstStart(app);
     }
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
@@ -67,27 +69,62 @@ async function serve(options: ServeOptions): Promise<void> {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   const { port } = app.getHttpServer().address() as { port: number };
-  out(`Patchbay listening on http://${config.HOST}:${port} (API docs: ${config.publicBaseUrl}/v1/docs)`);
+  await printSummary(app, config, port, firstStart);
+}
+
+/** What a first start (`--starter`) did: the starter catalogue loaded, a first project created. */
+interface FirstStart {
+  starterLoaded?: boolean;
+  project?: { project_id: string; api_key: string };
 }
 
 /** `npm start`: a new installation gets the starter catalogue and a first project, its key shown once. */
-async function firstStart(app: INestApplicationContext): Promise<void> {
+async function prepareFirstStart(app: INestApplicationContext): Promise<FirstStart> {
+  const done: FirstStart = {};
   const catalog = app.get(CatalogService);
   if (await catalog.isEmpty()) {
     const report = await catalog.importPaths([starterCatalogPath()], { secrets: { ...process.env } });
     if (report.problems.length > 0) {
       throw new CommandError(`The starter catalogue did not import: ${JSON.stringify(report.problems)}`);
     }
-    out(`Loaded the starter catalogue: ${report.apps.added.length} apps, ${report.functions.added.length} functions.`);
+    done.starterLoaded = true;
   }
   const projects = app.get(ProjectsService);
   if (!(await projects.hasProjects())) {
-    const created = await projects.createProject('default');
-    out('');
-    out('  First start: created a project for you.');
-    out(`    project id: ${created.project_id}`);
-    out(`    API key:    ${created.api_key}`);
-    out('  The key is shown only this once: store it now. Send it as the X-API-KEY header.');
-    out('');
+    done.project = await projects.createProject('default');
   }
+  return done;
+}
+
+/**
+ * The last lines of the start: where the service is, what it stores in, what it serves, and on a
+ * first start the key to call it with. The first line is what scripts wait for ("listening on URL").
+ */
+async function printSummary(app: INestApplicationContext, config: AppConfig, port: number, firstStart: FirstStart) {
+  const size = await app.get(CatalogService).size();
+  const lines = [
+    '',
+    `Patchbay listening on http://${config.HOST}:${port}`,
+    `  API docs:   ${config.publicBaseUrl}/v1/docs`,
+    `  Database:   ${describeDatabase(config)}`,
+    `  Catalogue:  ${size.apps} apps, ${size.functions} functions${firstStart.starterLoaded ? ' (the starter catalogue, loaded now)' : ''}`,
+  ];
+  if (firstStart.project) {
+    lines.push(
+      `  Project:    ${firstStart.project.project_id} (created now)`,
+      `  API key:    ${firstStart.project.api_key}`,
+      '              Shown only this once: store it now. Send it as the X-API-KEY header.',
+    );
+  }
+  lines.push('');
+  out(lines.join('\n'));
+}
+
+/** The database without its credentials. */
+function describeDatabase(config: AppConfig): string {
+  if (!config.DATABASE_URL) {
+    return `embedded, in ${resolve(config.DATA_DIR)}`;
+  }
+  const url = new URL(config.DATABASE_URL);
+  return `PostgreSQL at ${url.hostname}:${url.port || '5432'}${url.pathname}`;
 }

@@ -15,6 +15,9 @@ const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 
@@ -56,6 +59,10 @@ export class AppConfig {
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
+
+  /** `json`: one JSON object a line; `pretty`: readable lines; `auto`: `pretty` when standard output is a terminal. */
+  @IsIn(LOG_FORMATS)
+  LOG_FORMAT: LogFormat = 'auto';
 
   @Transform(toInt)
   @IsInt()
