@@ -1,4 +1,6 @@
 import js from '@eslint/js';
+import markdown from '@eslint/markdown';
+import markdownLinks from 'eslint-plugin-markdown-links';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
@@ -72,6 +74,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // The README and the guides: every relative link reaches a file, and every #anchor a heading (offline).
+    files: ['README.md', 'docs/**/*.md'],
+    plugins: { markdown, 'markdown-links': markdownLinks },
+    language: 'markdown/gfm',
+    rules: {
+      'markdown/no-missing-link-fragments': 'error',
+      'markdown-links/no-missing-path': 'error',
     },
   },
 );
