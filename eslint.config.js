@@ -5,7 +5,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /** The files that compose the application (docs/development.md, "Layout"): nothing below them imports them. */
-const COMPOSITION = ['src/{main,cli.module,api-app,api.module,feature-modules}.ts', 'src/cli/**'];
+const COMPOSITION = ['src/{main,cli.module,api-app,api.module,feature-modules,entities}.ts', 'src/cli/**'];
 
 /** The TypeScript sources; the Markdown files get only the link rules below. */
 const CODE = ['**/*.ts'];
@@ -54,6 +54,12 @@ export default tseslint.config(
               from: 'src',
               except: ['config'],
               message: 'Configuration sits below every feature: it imports only libs/.',
+            },
+            {
+              target: 'src/database',
+              from: 'src',
+              except: ['database', 'config'],
+              message: 'The database layer sits below every feature: entities come in through DatabaseModule.forRoot.',
             },
             {
               target: 'src/!(cli)/**',
