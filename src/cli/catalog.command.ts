@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { CatalogService, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
+import { CatalogService, type ChangeSummary, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
 import { OpenApiImportService, type OpenApiImportReport } from '../catalog/openapi/openapi-import.service.js';
 import { collect, parsePositiveInt } from './arguments.js';
 import { type CommandGroup, CommandError, err, out, withContext, withProgressBar } from './command.js';
@@ -138,9 +138,12 @@ function collectScheme(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** "Apps: 2 added, 1 updated, 95 unchanged", the first lines of both imports' reports. */
+function summary(label: string, counts: ChangeSummary): string {
+  return `${label}: ${counts.added.length} added, ${counts.updated.length} updated, ${counts.unchanged} unchanged`;
+}
+
 function printImportReport(report: ImportReport): void {
-  const summary = (label: string, s: ImportReport['apps']) =>
-    `${label}: ${s.added.length} added, ${s.updated.length} updated, ${s.unchanged} unchanged`;
   if (report.problems.length > 0) {
     err(`Import refused, nothing was written. ${report.problems.length} problem(s):`);
     for (const p of report.problems) {
@@ -167,8 +170,6 @@ function printImportReport(report: ImportReport): void {
 }
 
 function printOpenApiReport(report: OpenApiImportReport): void {
-  const summary = (label: string, s: OpenApiImportReport['apps']) =>
-    `${label}: ${s.added.length} added, ${s.updated.length} updated, ${s.unchanged} unchanged`;
   out(`${report.dry_run ? 'Dry run, nothing written. ' : ''}${summary('Apps', report.apps)}`);
   out(summary('Functions', report.functions));
   for (const doc of report.documents) {
