@@ -102,10 +102,13 @@ async function prepareFirstStart(app: INestApplicationContext): Promise<FirstSta
  */
 async function printSummary(app: INestApplicationContext, config: AppConfig, port: number, firstStart: FirstStart) {
   const size = await app.get(CatalogService).size();
+  const address = `http://${config.HOST}:${port}`;
+  // PUBLIC_BASE_URL when set; else the address actually bound (PORT may be 0: any free port).
+  const publicBase = config.PUBLIC_BASE_URL ? config.publicBaseUrl : address;
   const lines = [
     '',
-    `Patchbay listening on http://${config.HOST}:${port}`,
-    `  API docs:   ${config.publicBaseUrl}/v1/docs`,
+    `Patchbay listening on ${address}`,
+    `  API docs:   ${publicBase}/v1/docs`,
     `  Database:   ${describeDatabase(config)}`,
     `  Catalogue:  ${size.apps} apps, ${size.functions} functions${firstStart.starterLoaded ? ' (the starter catalogue, loaded now)' : ''}`,
   ];

@@ -35,6 +35,7 @@ describe('the start of patchbay serve (embedded database)', { timeout: 300_000 }
     try {
       const output = await summaryOf(server.output);
       expect(output).toContain(`Patchbay listening on ${server.url}`);
+      expect(output).toContain(`  API docs:   ${server.url}/v1/docs`);
       expect(output).toContain(`  Database:   embedded, in ${dataDir}`);
       const catalogue = /Catalogue: {2}(\d+) apps, (\d+) functions \(the starter catalogue, loaded now\)/.exec(output);
       expect(Number(catalogue?.[1])).toBeGreaterThan(0);
