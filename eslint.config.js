@@ -1,11 +1,21 @@
 import js from '@eslint/js';
+import markdown from '@eslint/markdown';
+import markdownLinks from 'eslint-plugin-markdown-links';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/** The files that compose the application (docs/development.md, "Layout"): nothing below them imports them. */
+const COMPOSITION = ['src/{main,cli.module,api-app,api.module,feature-modules,entities}.ts', 'src/cli/**'];
+
+/** The TypeScript sources; the Markdown files get only the link rules below. */
+const CODE = ['**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
-  js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  { files: CODE, ...js.configs.recommended },
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ files: CODE, ...config })),
   {
+    files: CODE,
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -20,6 +30,48 @@ export default tseslint.config(
     },
   },
   {
+    // Layers import one way: no import cycle, and a lower layer never imports a higher one.
+    files: ['src/**/*.ts', 'libs/**/*.ts', 'bench/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // The imported files are TypeScript too: they are parsed to follow their own imports.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+      // Sources import each other as `./x.js`; the file is `./x.ts`.
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: 'libs', from: 'src', message: 'libs/ is domain-agnostic: it never imports src/.' },
+            {
+              target: 'src/config',
+              from: 'src',
+              except: ['config'],
+              message: 'Configuration sits below every feature: it imports only libs/.',
+            },
+            {
+              target: 'src/database',
+              from: 'src',
+              except: ['database', 'config'],
+              message: 'The database layer sits below every feature: entities come in through DatabaseModule.forRoot.',
+            },
+            {
+              target: 'src/!(cli)/**',
+              from: COMPOSITION,
+              message: 'A feature never imports the files that compose the application.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
@@ -28,6 +80,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // The README and the guides: every relative link reaches a file, and every #anchor a heading (offline).
+    files: ['README.md', 'docs/**/*.md'],
+    plugins: { markdown, 'markdown-links': markdownLinks },
+    language: 'markdown/gfm',
+    rules: {
+      'markdown/no-missing-link-fragments': 'error',
+      'markdown-links/no-missing-path': 'error',
     },
   },
 );

@@ -35,6 +35,7 @@ import { AppConfigurationEntity } from '../src/app-configurations/app-configurat
 import { AppEntity } from '../src/apps/app.entity.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { databaseOptions } from '../src/database/database-options.js';
+import { ENTITIES } from '../src/entities.js';
 import { EmbeddedDatabase } from '../src/database/embedded-database.js';
 import { FunctionEntity } from '../src/functions/function.entity.js';
 import { LinkedAccountEntity } from '../src/linked-accounts/linked-account.entity.js';
@@ -143,7 +144,7 @@ export async function freePort(): Promise<number> {
 export async function seed(env: Record<string, string>, upstreamUrl: string): Promise<string> {
   const config = loadConfig(env);
   const db = await EmbeddedDatabase.open({ dataDir: config.DATA_DIR, maxConnections: 4, holder: 'bench seed' });
-  const dataSource = new DataSource(databaseOptions(config, db));
+  const dataSource = new DataSource(databaseOptions(config, db, ENTITIES));
   try {
     await dataSource.initialize();
     await dataSource.runMigrations();

@@ -14,14 +14,15 @@ import {
   LazyChildLogger,
   MethodNotAllowedError,
   PinoLoggerService,
+  prettyLogStream,
   UriTooLongError,
 } from '../libs/common/src/index.js';
 import { ApiModule } from './api.module.js';
-import { loadConfig } from './config/app-config.js';
+import { API_VERSION } from './config/api-version.js';
+import { type AppConfig, loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
 import { API_KEY_HEADER } from './projects/api-key.guard.js';
 
-export const API_VERSION = '0.0.1-beta.3';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** Characters of one path parameter; longer ones answer 414. */
@@ -44,7 +45,7 @@ export interface ApiAppOptions {
 /** The HTTP service, configured the same way for `patchbay serve`, the tests and OpenAPI generation. */
 export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyApplication> {
   const config = loadConfig(options.env ?? process.env);
-  const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL, options.logDestination);
+  const logger = createPino(options.preview ? 'silent' : config.LOG_LEVEL, await logDestination(config, options));
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -102,6 +103,17 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     });
   }
   return app;
+}
+
+/**
+ * JSON lines, or readable lines when LOG_FORMAT asks for them (`auto`: when standard output is a
+ * terminal and no other destination is given).
+ */
+async function logDestination(config: AppConfig, options: ApiAppOptions): Promise<DestinationStream | undefined> {
+  const pretty =
+    config.LOG_FORMAT === 'pretty' ||
+    (config.LOG_FORMAT === 'auto' && !options.logDestination && process.stdout.isTTY === true);
+  return pretty && !options.preview ? prettyLogStream(options.logDestination) : options.logDestination;
 }
 
 /**

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter, InputLimitsInterceptor, RequestValidationPipe } from '../libs/common/src/index.js';
 import { CatalogModule } from './catalog/catalog.module.js';
+import { ENTITIES } from './entities.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -25,7 +26,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         ConfigModule.forRoot(options.config),
-        DatabaseModule.forRoot(options.database),
+        DatabaseModule.forRoot(options.database, ENTITIES),
         ProjectsModule,
         HealthModule,
         CatalogModule,

@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { stableJson } from '../../libs/common/src/index.js';
-import { hiddenRequired, isSchemaNode, subschemas } from '../functions/visible-parameters.js';
 import { APP_FILE_SCHEMA, FUNCTIONS_FILE_SCHEMA } from './catalog.schemas.js';
+import { type CatalogProblem, catalogAjv, parameterSchemaProblems } from './parameter-schema-rules.js';
 
-// ajv-formats is CommonJS: imported from ESM, the plugin is the module's `default` member.
-const addFormats = addFormatsModule.default;
-
-export interface CatalogProblem {
-  file: string;
-  path: string;
-  reason: string;
-}
+export type { CatalogProblem };
 
 export interface AppFile {
   name: string;
@@ -72,14 +64,10 @@ export interface LoadResult {
 }
 
 const PLACEHOLDER = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
-const REST_SECTIONS = new Set(['path', 'query', 'header', 'cookie', 'body']);
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
-ajv.addKeyword({ keyword: 'visible', schemaType: 'array' });
-const validateAppFile = ajv.compile(APP_FILE_SCHEMA);
-const validateFunctionsFile = ajv.compile(FUNCTIONS_FILE_SCHEMA);
-const validateFunctionFile = ajv.compile(FUNCTIONS_FILE_SCHEMA.items);
+const validateAppFile = catalogAjv.compile(APP_FILE_SCHEMA);
+const validateFunctionsFile = catalogAjv.compile(FUNCTIONS_FILE_SCHEMA);
+const validateFunctionFile = catalogAjv.compile(FUNCTIONS_FILE_SCHEMA.items);
 
 /** The app folders a PATH stands for: itself when it holds app.json, else its sub-folders that do. */
 export function appFolders(path: string): string[] {
@@ -217,7 +205,7 @@ function functionProblems(appName: string, fn: FunctionFile, file: string, at: s
   if (!fn.name.startsWith(`${appName}__`)) {
     problems.push({ file, path: `${at}/name`, reason: `must start with ${appName}__` });
   }
-  problems.push(...checkParameters(fn, file, `${at}/parameters`));
+  problems.push(...parameterSchemaProblems(fn.parameters, fn.protocol, file, `${at}/parameters`));
   return problems;
 }
 
@@ -317,166 +305,6 @@ function fillPlaceholders(
     );
   }
   return value;
-}
-
-/**
- * The rules of the catalogue's parameter schemas beyond plain JSON Schema: it must compile; `required`
- * and `visible` name existing properties; a required property hidden from the LLM needs a default
- * (objects excepted: their own properties carry the defaults); REST functions group parameters by
- * where they go in the request.
- */
-function checkParameters(fn: FunctionFile, file: string, at: string): CatalogProblem[] {
-  const problems: CatalogProblem[] = [];
-  const schema = fn.parameters;
-  const invalid = schemaError(schema);
-  if (invalid) {
-    problems.push({ file, path: at, reason: `is not a valid JSON Schema: ${invalid}` });
-    return problems;
-  }
-  if (Object.keys(schema).length === 0) {
-    return problems; // no parameters at all
-  }
-  if (schema.type !== 'object') {
-    problems.push({ file, path: `${at}/type`, reason: 'must be "object"' });
-    return problems;
-  }
-  if (fn.protocol === 'rest') {
-    for (const key of Object.keys((schema.properties as Record<string, unknown>) ?? {})) {
-      if (!REST_SECTIONS.has(key)) {
-        problems.push({
-          file,
-          path: `${at}/properties/${key}`,
-          reason: 'a REST function has only path, query, header, cookie and body parameters',
-        });
-      }
-    }
-  }
-  walkObjectNodes(schema, at, (node, path) => {
-    const properties = node.properties as Record<string, Record<string, unknown>>;
-    const names = new Set(Object.keys(properties));
-    const required = (Array.isArray(node.required) ? node.required : []) as string[];
-    const visible = (Array.isArray(node.visible) ? node.visible : []) as string[];
-    for (const [list, key] of [
-      [required, 'required'],
-      [visible, 'visible'],
-    ] as const) {
-      list.forEach((name, i) => {
-        if (!names.has(name)) {
-          problems.push({ file, path: `${path}/${key}/${i}`, reason: `"${name}" is not a property` });
-        }
-      });
-    }
-    for (const name of hiddenRequired(node)) {
-      const property = properties[name];
-      if (property && property.type !== 'object' && !('default' in property)) {
-        problems.push({
-          file,
-          path: `${path}/properties/${name}`,
-          reason: 'is required but not visible, so it needs a default',
-        });
-      }
-    }
-  });
-  return problems;
-}
-
-/**
- * Why `schema` is not a valid JSON Schema, or undefined. Checked against the meta-schema, then for what
- * the meta-schema check leaves out: a `$ref` must resolve (the schema is compiled, which is the only way
- * to resolve it), and a pattern must be a regular expression (each one is compiled as Ajv compiles it).
- * Compiling every schema cost 2.5–6 s per 1,000 functions here against 60–90 ms for the meta-schema check
- * (the ACI catalogue's 987 schemas, measured twice). Compiling the schemas that have a pattern took 390 of
- * the 410 s that Microsoft Graph's description (20 MB, 11,310 functions) spent on the reader thread, and
- * grew that thread's heap past 900 MB (2026-11-27, load average 4–6): its expanded schemas are large and
- * most have a pattern; only the patterns need compiling.
- */
-function schemaError(schema: Record<string, unknown>): string | undefined {
-  if (!ajv.validateSchema(schema)) {
-    return ajv.errorsText(ajv.errors);
-  }
-  const text = JSON.stringify(schema);
-  if (text.includes('"$ref"')) {
-    try {
-      ajv.compile(schema);
-    } catch (error) {
-      return (error as Error).message;
-    } finally {
-      // Ajv keeps every compiled schema (and its $id) for the life of the instance: an import of
-      // thousands of documents would hold all their functions' schemas.
-      ajv.removeSchema(schema);
-    }
-    return undefined;
-  }
-  return text.includes('"pattern') ? patternError(schema) : undefined;
-}
-
-/** The keywords whose value is a subschema, and those whose value is a list or map of them (draft-07, as Ajv applies them). */
-const SUBSCHEMA_KEYWORDS = [
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-];
-const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'];
-const SUBSCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependencies'];
-
-/**
- * The error Ajv's compiler gives for the first `pattern` or `patternProperties` key that is not a
- * regular expression, wherever Ajv applies it (not in `default`, `enum` or examples): Ajv builds each one
- * with `new RegExp(source, 'u')` (its `unicodeRegExp` default), so the same call gives the same message.
- */
-function patternError(node: unknown): string | undefined {
-  if (!isSchemaNode(node)) {
-    return undefined;
-  }
-  const sources = [
-    ...(typeof node.pattern === 'string' ? [node.pattern] : []),
-    ...(isSchemaNode(node.patternProperties) ? Object.keys(node.patternProperties) : []),
-  ];
-  for (const source of sources) {
-    try {
-      new RegExp(source, 'u');
-    } catch (error) {
-      return (error as Error).message;
-    }
-  }
-  const children: unknown[] = SUBSCHEMA_KEYWORDS.map((keyword) => node[keyword]);
-  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
-    if (Array.isArray(node[keyword])) {
-      children.push(...(node[keyword] as unknown[]));
-    }
-  }
-  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
-    if (isSchemaNode(node[keyword])) {
-      children.push(...Object.values(node[keyword]));
-    }
-  }
-  children.push(...(Array.isArray(node.items) ? (node.items as unknown[]) : [node.items]));
-  for (const child of children) {
-    const error = patternError(child);
-    if (error) {
-      return error;
-    }
-  }
-  return undefined;
-}
-
-/** Every node with `properties`, at every depth the one walker of parameter schemas reaches. */
-function walkObjectNodes(
-  node: Record<string, unknown>,
-  path: string,
-  visit: (node: Record<string, unknown>, path: string) => void,
-): void {
-  if (isSchemaNode(node.properties)) {
-    visit(node, path);
-  }
-  for (const child of subschemas(node)) {
-    walkObjectNodes(child.node, `${path}/${child.pointer}`, visit);
-  }
 }
 
 /** Stable across key order, so that an unchanged file re-imports as unchanged. */

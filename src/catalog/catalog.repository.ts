@@ -96,6 +96,10 @@ export class CatalogRepository {
     return this.dataSource.getRepository(AppEntity).count();
   }
 
+  async countFunctions(): Promise<number> {
+    return this.dataSource.getRepository(FunctionEntity).count();
+  }
+
   /**
    * Inserts or updates the given rows in one transaction: an import lands whole or not at all. The
    * rows are not read back (`updateEntity(false)`: no RETURNING of the date columns into objects

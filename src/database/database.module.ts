@@ -73,7 +73,8 @@ class EmbeddedDatabaseModule {
 /** TypeORM on PostgreSQL: the server at DATABASE_URL, or the embedded one served on a loopback port. */
 @Module({})
 export class DatabaseModule {
-  static forRoot(options: DatabaseModuleOptions): DynamicModule {
+  /** `entities`: every entity the features define (src/entities.ts); passed in so that this layer imports no feature. */
+  static forRoot(options: DatabaseModuleOptions, entities: DataSourceOptions['entities']): DynamicModule {
     const embedded = EmbeddedDatabaseModule.forRoot(options);
     return {
       module: DatabaseModule,
@@ -83,7 +84,8 @@ export class DatabaseModule {
         TypeOrmModule.forRootAsync({
           imports: [embedded],
           inject: [AppConfig, EMBEDDED_DATABASE],
-          useFactory: (config: AppConfig, db: EmbeddedDatabase | null) => databaseOptions(config, db ?? undefined),
+          useFactory: (config: AppConfig, db: EmbeddedDatabase | null) =>
+            databaseOptions(config, db ?? undefined, entities),
           // Migrations are applied here (not by TypeORM's migrationsRun), under a lock on a PostgreSQL
           // server, before anything else can use the database.
           dataSourceFactory: async (typeOrmOptions) => {

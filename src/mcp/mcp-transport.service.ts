@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../libs/common/src/index.js';
-import { API_VERSION } from '../api-app.js';
+import { API_VERSION } from '../config/api-version.js';
 import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications } from '../database/change-notifications.js';

@@ -67,12 +67,44 @@ export function createPino(level: LevelWithSilent, destination?: DestinationStre
   return destination ? pino(options, destination) : pino(options);
 }
 
+/**
+ * Log lines as a person reads them on a terminal (pino-pretty), written to `destination` (standard
+ * output when absent). pino-pretty is loaded only here, so a service logging JSON never loads it.
+ */
+export async function prettyLogStream(destination?: DestinationStream): Promise<DestinationStream> {
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({
+    destination: destination ?? 1,
+    colorize: destination === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,context',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    sync: true,
+  });
+}
+
+/**
+ * Nest's start-up narration: a line per module initialised and per route mapped (about 60 lines),
+ * which says nothing an operator acts on. Logged at `debug`, where it helps to see which routes exist.
+ */
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 /** Routes Nest's own logging (bootstrap, Logger instances) into the same pino stream. */
 export class PinoLoggerService implements LoggerService {
   constructor(private readonly pinoLogger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.pinoLogger.info({ context }, String(message));
+    if (context !== undefined && START_UP_CONTEXTS.has(context)) {
+      this.pinoLogger.debug({ context }, String(message));
+    } else {
+      this.pinoLogger.info({ context }, String(message));
+    }
   }
 
   error(message: unknown, trace?: string, context?: string): void {

@@ -1,0 +1,28 @@
+import { ProjectsService } from '../projects/projects.service.js';
+import { type CommandGroup, out, withContext } from './command.js';
+
+/** `patchbay projects …`. */
+export const projectsCommands: CommandGroup = (program) => {
+  const projects = program.command('projects').description('Manage projects');
+
+  projects
+    .command('create')
+    .description(
+      'Create a project and its first API key (the key is shown once). --json prints exactly ' +
+        '{"project_id": "...", "api_key": "..."}.',
+    )
+    .summary('Create a project and its first API key (the key is shown once)')
+    .requiredOption('--name <name>', 'project name')
+    .option('--json', 'print {"project_id", "api_key"} as JSON')
+    .action((options: { name: string; json?: boolean }) =>
+      withContext('patchbay projects create', true, async (ctx) => {
+        const created = await ctx.get(ProjectsService).createProject(options.name);
+        if (options.json) {
+          out(JSON.stringify({ project_id: created.project_id, api_key: created.api_key }));
+        } else {
+          out(`Project ${created.project_id} created.`);
+          out(`API key (shown once, store it now): ${created.api_key}`);
+        }
+      }),
+    );
+};
