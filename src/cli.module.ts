@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
+import { McpServersModule } from './mcp-servers/mcp-servers.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { SecretsModule } from './secrets/secrets.module.js';
 
@@ -11,7 +12,14 @@ export class CliModule {
   static forRoot(database: DatabaseModuleOptions): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(), DatabaseModule.forRoot(database), ProjectsModule, CatalogModule, SecretsModule],
+      imports: [
+        ConfigModule.forRoot(),
+        DatabaseModule.forRoot(database),
+        ProjectsModule,
+        CatalogModule,
+        McpServersModule,
+        SecretsModule,
+      ],
     };
   }
 }

@@ -9,6 +9,7 @@ import { isDateTime, parseDateTime } from '../../libs/common/src/index.js';
 import { CatalogService, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
 import { OpenApiImportService, type OpenApiImportReport } from '../catalog/openapi/openapi-import.service.js';
 import { starterCatalogPath } from '../catalog/starter-catalog.js';
+import { mcpServerCommands } from './mcp-servers.command.js';
 import { CliModule } from '../cli.module.js';
 import { AppConfig, InvalidConfigError, loadConfig } from '../config/app-config.js';
 import { applyMigrations } from '../database/apply-migrations.js';
@@ -208,6 +209,8 @@ export async function runCli(argv: string[]): Promise<number> {
         }
       }),
     );
+
+  mcpServerCommands(catalog, withContext, out, (message) => new CommandError(message));
 
   program
     .command('mcp')

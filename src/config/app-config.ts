@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -14,6 +14,9 @@ const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 /** Settings whose values never appear in an error message. */
 const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const toBool = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*(true|false|1|0)\s*$/i.test(value) ? /^\s*(true|1)\s*$/i.test(value) : value;
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -134,6 +137,20 @@ export class AppConfig {
   @IsInt()
   @Min(1024)
   MCP_RESULT_MAX_BYTES = 100_000;
+
+  /**
+   * Whether remote MCP servers added as apps (`patchbay catalog add-mcp`) may be on private, loopback or
+   * link-local addresses; off, such an address is refused when the server is added and at every connection.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  MCP_SERVERS_ALLOW_PRIVATE_NETWORKS = false;
+
+  /** How often, in seconds, the HTTP service re-reads the tool lists of remote MCP servers added as apps (0: never). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MCP_SERVERS_SYNC_INTERVAL_S = 3600;
 
   /** How often an instance checks whether another instance changed cached rows (configurations, accounts, catalogue). */
   @Transform(toInt)

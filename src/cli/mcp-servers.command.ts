@@ -1,0 +1,101 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Command } from 'commander';
+import { type McpServerAuth, McpServersService, type McpSyncReport } from '../mcp-servers/mcp-servers.service.js';
+
+type WithContext = (
+  holder: string,
+  runMigrations: boolean,
+  run: (ctx: INestApplicationContext) => Promise<void>,
+) => Promise<void>;
+
+interface AddMcpOptions {
+  appName?: string;
+  displayName?: string;
+  category: string[];
+  auth?: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** `patchbay catalog add-mcp` and `patchbay catalog sync`: remote MCP servers as apps. */
+export function mcpServerCommands(
+  catalog: Command,
+  withContext: WithContext,
+  out: (text: string) => void,
+  fail: (message: string) => Error,
+): void {
+  catalog
+    .command('add-mcp')
+    .description("Add a remote MCP server (Streamable HTTP) as an app: its tools become the app's functions")
+    .argument('<url>', "the server's MCP endpoint, e.g. https://mcp.example.com/mcp")
+    .option('--app-name <name>', "app name; default: from the server's name")
+    .option('--display-name <name>', "display name; default: the server's title")
+    .option(
+      '--category <name>',
+      'a category of the app (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option(
+      '--auth <scheme>',
+      'how end users sign in: none, bearer, or api-key:HEADER; default: none, or bearer with --token',
+    )
+    .option('--token <credential>', 'a token or API key used only to read the tool list now (never stored)')
+    .option('--json', 'print the report as one JSON object')
+    .action((url: string, options: AddMcpOptions) =>
+      withContext('patchbay catalog add-mcp', true, async (ctx) => {
+        const report = await ctx.get(McpServersService).add(url, {
+          appName: options.appName,
+          displayName: options.displayName,
+          categories: options.category,
+          auth: options.auth === undefined ? undefined : parseAuth(options.auth, fail),
+          token: options.token,
+        });
+        print(report, options.json, out);
+      }),
+    );
+
+  catalog
+    .command('sync')
+    .description("Read a remote MCP server's tools again: new and changed ones written, vanished ones deactivated")
+    .argument('<app>', 'the app added with add-mcp')
+    .option('--token <credential>', 'a token or API key used only to read the tool list now (never stored)')
+    .option('--json', 'print the report as one JSON object')
+    .action((app: string, options: { token?: string; json?: boolean }) =>
+      withContext('patchbay catalog sync', true, async (ctx) => {
+        const report = await ctx.get(McpServersService).sync(app, { token: options.token });
+        print(report, options.json, out);
+      }),
+    );
+}
+
+function parseAuth(text: string, fail: (message: string) => Error): McpServerAuth {
+  if (text === 'none') {
+    return { scheme: 'no_auth' };
+  }
+  if (text === 'bearer') {
+    return { scheme: 'http_bearer' };
+  }
+  const header = /^api-key:([!#$%&'*+.^_`|~0-9A-Za-z-]+)$/.exec(text)?.[1];
+  if (header) {
+    return { scheme: 'api_key', header };
+  }
+  throw fail(`--auth must be none, bearer or api-key:HEADER, not ${JSON.stringify(text)}`);
+}
+
+function print(report: McpSyncReport, json: boolean | undefined, out: (text: string) => void): void {
+  if (json) {
+    out(JSON.stringify(report));
+    return;
+  }
+  const { functions } = report;
+  out(
+    `${report.app}: ${report.server.name} ${report.server.version} (protocol ${report.server.protocol_version ?? 'unknown'}) at ${report.url}`,
+  );
+  out(
+    `Functions: ${functions.added.length} added, ${functions.updated.length} updated, ${functions.unchanged} unchanged, ${functions.deactivated.length} deactivated.`,
+  );
+  for (const skip of report.skipped) {
+    out(`Skipped tool ${skip.tool}: ${skip.reason}`);
+  }
+}

@@ -1,0 +1,325 @@
+import { lookup } from 'node:dns/promises';
+import { Injectable } from '@nestjs/common';
+import { isPublicAddress } from '../../libs/common/src/index.js';
+import type { AppEntity } from '../apps/app.entity.js';
+import type { SecurityScheme } from '../apps/security-scheme.js';
+import { type AppFile, contentHash, type FunctionRecord, functionRecord } from '../catalog/catalog-files.js';
+import { CatalogService, type ChangeSummary } from '../catalog/catalog.service.js';
+import { appNameFrom } from '../catalog/openapi/openapi-names.js';
+import { cleanText } from '../catalog/openapi/openapi-schema.js';
+import { AppConfig } from '../config/app-config.js';
+import {
+  type McpEndpoint,
+  type McpServerDescription,
+  McpUpstream,
+  McpUpstreamFailure,
+} from '../execution/mcp-upstream.js';
+import { McpServerNotFoundError, McpServerRefusedError } from './mcp-servers.errors.js';
+import { McpServersRepository } from './mcp-servers.repository.js';
+import { mapTools, type SkippedTool, stripControl, ToolNamer } from './mcp-tool-records.js';
+
+/** How an app's end users sign in to the server: what `--auth` names. */
+export type McpServerAuth = { scheme: 'no_auth' } | { scheme: 'http_bearer' } | { scheme: 'api_key'; header: string };
+
+export interface AddMcpServerOptions {
+  appName?: string;
+  displayName?: string;
+  categories?: string[];
+  /** Detected when absent: a server that lists its tools without credentials is `no_auth`. */
+  auth?: McpServerAuth;
+  /** A credential used only to read the tool list now (never stored): a bearer token, or the API key. */
+  token?: string;
+}
+
+export interface McpSyncReport {
+  app: string;
+  url: string;
+  server: { name: string; version: string; protocol_version: string | null };
+  security_schemes: string[];
+  functions: ChangeSummary & { deactivated: string[] };
+  /** Tools not imported, each with its reason; the others were imported regardless. */
+  skipped: SkippedTool[];
+}
+
+/** Tool records kept at most for one sync (as JSON text): beyond it the remaining tools are skipped. */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+/** Tools read at most from one server. */
+export const MAX_TOOLS = 10_000;
+const MAX_SERVER_DESCRIPTION_CHARS = 600;
+
+/**
+ * Remote MCP servers as apps (`patchbay catalog add-mcp`, `catalog sync`): the server's tools,
+ * read page by page with the v2 client, become the app's functions (`protocol: mcp`), checked and
+ * written by the catalogue's own writer. A tool the server no longer lists is deactivated, never
+ * deleted, so the execution log keeps its name.
+ */
+@Injectable()
+export class McpServersService {
+  constructor(
+    private readonly upstream: McpUpstream,
+    private readonly catalog: CatalogService,
+    private readonly servers: McpServersRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async add(url: string, options: AddMcpServerOptions = {}): Promise<McpSyncReport> {
+    const serverUrl = await this.checkedUrl(url);
+    let auth = options.auth;
+    if (!auth) {
+      auth = options.token ? { scheme: 'http_bearer' } : { scheme: 'no_auth' };
+    }
+    const listing = await this.read(endpointFor(serverUrl, auth, options.token), auth);
+    const info = listing.description.serverInfo;
+    const appName = options.appName ?? appNameFrom(info.title ?? info.name);
+    const app = appFile(appName, serverUrl, listing.description, auth, options);
+    return this.write(app, contentHash(app), serverUrl, listing, auth);
+  }
+
+  /** Reads the server's tools again: new and changed tools written, vanished ones deactivated. */
+  async sync(appName: string, options: { token?: string } = {}): Promise<McpSyncReport> {
+    const [server, stored] = await Promise.all([this.servers.findByApp(appName), this.catalog.storedApp(appName)]);
+    if (!server || !stored) {
+      throw new McpServerNotFoundError(appName);
+    }
+    const auth = authOf(stored.security_schemes);
+    try {
+      const listing = await this.read(endpointFor(server.url, auth, options.token), auth);
+      // The app row stays as it is (its hash is the stored one): only its functions are written.
+      return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth);
+    } catch (error) {
+      await this.servers.recordSync(appName, { sync_error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  }
+
+  /**
+   * Syncs every server whose tools can be read without an end user's credentials (the periodic sync);
+   * one failing server leaves the others synced. Answers what happened to each.
+   */
+  async syncAll(): Promise<{ app: string; error?: string }[]> {
+    const outcomes: { app: string; error?: string }[] = [];
+    for (const server of await this.servers.listAll()) {
+      const stored = await this.catalog.storedApp(server.app_name);
+      if (!stored || authOf(stored.security_schemes).scheme !== 'no_auth') {
+        continue;
+      }
+      try {
+        await this.sync(server.app_name);
+        outcomes.push({ app: server.app_name });
+      } catch (error) {
+        outcomes.push({ app: server.app_name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return outcomes;
+  }
+
+  /** The server's description and its tools as checked records (kept as JSON text, bounded in bytes). */
+  private async read(endpoint: McpEndpoint, auth: McpServerAuth): Promise<Listing> {
+    const pages: unknown[][] = [];
+    let tools = 0;
+    const skipped: SkippedTool[] = [];
+    let description: McpServerDescription;
+    try {
+      // Pages are mapped once the app's name is known (it may come from the server's own name).
+      description = await this.upstream.describe(endpoint, (page) => {
+        const room = MAX_TOOLS - tools;
+        pages.push(page.slice(0, Math.max(0, room)));
+        for (const tool of page.slice(Math.max(0, room))) {
+          const name = (tool as { name?: unknown } | null)?.name;
+          skipped.push({ tool: stripControl(String(name)).slice(0, 80), reason: `over ${MAX_TOOLS} tools` });
+        }
+        tools += page.length;
+      });
+    } catch (error) {
+      if (error instanceof McpUpstreamFailure && error.kind === 'unauthorized' && auth.scheme === 'no_auth') {
+        throw new McpServerRefusedError(
+          `${new URL(endpoint.url).origin} requires credentials to list its tools: give --auth bearer (or --auth api-key:HEADER) and --token`,
+        );
+      }
+      if (error instanceof McpUpstreamFailure) {
+        throw new McpServerRefusedError(error.message);
+      }
+      throw error;
+    }
+    return { description, pages, skipped };
+  }
+
+  private async write(
+    app: AppFile,
+    appHash: string,
+    serverUrl: string,
+    listing: Listing,
+    auth: McpServerAuth,
+  ): Promise<McpSyncReport> {
+    const namer = new ToolNamer(app.name, await this.catalog.mcpToolNames(app.name));
+    const records: FunctionRecord[] = [];
+    const skipped = [...listing.skipped];
+    let bytes = 0;
+    for (const page of listing.pages.splice(0)) {
+      const { mapped, skipped: refused } = await mapTools(app.name, serverUrl, page, (tool) => namer.nameOf(tool));
+      skipped.push(...refused);
+      for (const { tool, fn } of mapped) {
+        const record = functionRecord(app.name, fn);
+        bytes += record.row.length;
+        if (bytes > MAX_RECORD_BYTES) {
+          skipped.push({ tool, reason: `the server's tools pass ${MAX_RECORD_BYTES} bytes of definitions` });
+          continue;
+        }
+        records.push(record);
+      }
+    }
+    const report = { apps: emptySummary(), functions: emptySummary() };
+    await this.catalog.writeApps([{ app, appHash, functions: [records] }], report, {});
+    await this.servers.register(app.name, serverUrl);
+    const deactivated = await this.catalog.deactivateFunctionsExcept(
+      app.name,
+      records.map((record) => record.name),
+    );
+    await this.catalog.refreshSearch(report);
+    const server = listing.description.serverInfo;
+    await this.servers.recordSync(app.name, {
+      server_name: stripControl(server.name ?? ''),
+      server_version: stripControl(server.version ?? ''),
+      protocol_version: listing.description.protocolVersion ?? null,
+      tool_count: records.length,
+      synced_at: new Date(),
+      sync_error: null,
+    });
+    return {
+      app: app.name,
+      url: serverUrl,
+      server: {
+        name: stripControl(server.name ?? ''),
+        version: stripControl(server.version ?? ''),
+        protocol_version: listing.description.protocolVersion ?? null,
+      },
+      security_schemes: [auth.scheme],
+      functions: { ...report.functions, deactivated },
+      skipped,
+    };
+  }
+
+  /** An http(s) URL without credentials in it, on a public address unless configuration allows others. */
+  private async checkedUrl(text: string): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new McpServerRefusedError(`${JSON.stringify(text.slice(0, 200))} is not a URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new McpServerRefusedError(`the server URL must be http or https, not ${url.protocol.replace(':', '')}`);
+    }
+    if (url.username || url.password) {
+      throw new McpServerRefusedError('the server URL must not carry a user name or password: use --auth and --token');
+    }
+    url.hash = '';
+    if (!this.config.MCP_SERVERS_ALLOW_PRIVATE_NETWORKS) {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      let addresses: { address: string }[];
+      try {
+        addresses = await lookup(host, { all: true });
+      } catch {
+        throw new McpServerRefusedError(`the server's host ${host} cannot be resolved`);
+      }
+      if (addresses.some((entry) => !isPublicAddress(entry.address))) {
+        throw new McpServerRefusedError(
+          `${host} is a private, loopback or reserved address; set MCP_SERVERS_ALLOW_PRIVATE_NETWORKS=true to allow it`,
+        );
+      }
+    }
+    return url.toString();
+  }
+}
+
+interface Listing {
+  description: McpServerDescription;
+  pages: unknown[][];
+  skipped: SkippedTool[];
+}
+
+function emptySummary(): ChangeSummary {
+  return { added: [], updated: [], unchanged: 0 };
+}
+
+/** The headers that carry a listing-time credential for the given scheme. */
+function endpointFor(url: string, auth: McpServerAuth, token: string | undefined): McpEndpoint {
+  if (!token) {
+    return { url, headers: {} };
+  }
+  switch (auth.scheme) {
+    case 'no_auth':
+      return { url, headers: {} };
+    case 'http_bearer':
+      return { url, headers: { Authorization: `Bearer ${token}` } };
+    case 'api_key':
+      return { url, headers: { [auth.header]: token } };
+  }
+}
+
+function authOf(securitySchemes: object): McpServerAuth {
+  const schemes = securitySchemes as Partial<Record<SecurityScheme, Record<string, unknown>>>;
+  if (schemes.api_key && typeof schemes.api_key.name === 'string') {
+    return { scheme: 'api_key', header: schemes.api_key.name };
+  }
+  if (schemes.http_bearer) {
+    return { scheme: 'http_bearer' };
+  }
+  return { scheme: 'no_auth' };
+}
+
+/** The stored app as the writer takes it; written only if its hash differs from the stored one, which it never does. */
+function storedAppFile(app: AppEntity): AppFile {
+  return {
+    name: app.name,
+    display_name: app.display_name,
+    provider: app.provider,
+    version: app.version,
+    description: app.description,
+    logo: app.logo || null,
+    categories: app.categories,
+    visibility: app.visibility,
+    active: app.active,
+    security_schemes: app.security_schemes as Record<string, Record<string, unknown>>,
+    default_security_credentials_by_scheme: {},
+  };
+}
+
+function appFile(
+  name: string,
+  serverUrl: string,
+  description: McpServerDescription,
+  auth: McpServerAuth,
+  options: AddMcpServerOptions,
+): AppFile {
+  const info = description.serverInfo;
+  const displayName = options.displayName ?? stripControl(info.title ?? info.name ?? name) ?? name;
+  const text =
+    stripControl(cleanText(description.instructions ?? info.description ?? '', MAX_SERVER_DESCRIPTION_CHARS)) ||
+    `Tools of the MCP server ${displayName} (${new URL(serverUrl).host})`;
+  const schemes: Record<string, Record<string, unknown>> = {};
+  switch (auth.scheme) {
+    case 'no_auth':
+      schemes.no_auth = {};
+      break;
+    case 'http_bearer':
+      schemes.http_bearer = {};
+      break;
+    case 'api_key':
+      schemes.api_key = { location: 'header', name: auth.header };
+      break;
+  }
+  return {
+    name,
+    display_name: displayName || name,
+    provider: stripControl(info.name ?? new URL(serverUrl).host),
+    version: stripControl(info.version ?? '') || '1',
+    description: text,
+    logo: null,
+    categories: options.categories ?? [],
+    visibility: 'public',
+    active: true,
+    security_schemes: schemes,
+    default_security_credentials_by_scheme: {},
+  };
+}
