@@ -386,6 +386,35 @@ describe('remote MCP servers as apps', { timeout: 120_000 }, () => {
     });
   });
 
+  it('a server with thousands of tools and a 5 MB schema: every page read, the oversize tool skipped with its reason', async () => {
+    const huge: TestTool = {
+      name: 'huge',
+      description: 'A tool whose schema is 5 MB.',
+      inputSchema: { type: 'object', properties: { x: { type: 'string', description: 'x'.repeat(5_000_000) } } },
+    };
+    const many = Array.from({ length: 2_500 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Tool number ${i}.`,
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+    }));
+    const big = await McpTestServer.start({
+      era: 'legacy',
+      tools: () => [...many.slice(0, 1_000), huge, ...many.slice(1_000)],
+      call: () => ({ content: [] }),
+      pageSize: 250,
+    });
+    try {
+      const report = await service().add(big.url, { appName: 'MANY_TOOLS' });
+      expect(report.functions.added).toHaveLength(2_500);
+      expect(report.skipped).toEqual([
+        { tool: 'huge', reason: expect.stringMatching(/^its inputSchema is \d+ bytes, over the limit of 262144$/) },
+      ]);
+      expect(big.received.filter((r) => r.rpc === 'tools/list')).toHaveLength(11);
+    } finally {
+      await big.close();
+    }
+  });
+
   it('refuses a loopback server unless configuration allows private networks', async () => {
     const strict = await TestApp.start({ MCP_SERVERS_ALLOW_PRIVATE_NETWORKS: 'false' });
     try {
