@@ -24,6 +24,7 @@ export const OAUTH2_FLOW_PARAMS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'resource',
 ];
 
 const oauth2Scheme = {
@@ -50,7 +51,9 @@ const oauth2Scheme = {
     authorize_url: { type: 'string', format: 'uri' },
     access_token_url: { type: 'string', format: 'uri' },
     refresh_token_url: { type: 'string', format: 'uri' },
-    token_endpoint_auth_method: { enum: ['client_secret_basic', 'client_secret_post'] },
+    token_endpoint_auth_method: { enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+    /** RFC 8707: the resource the tokens are for (a remote MCP server), sent in every request of the flow. */
+    resource: { type: 'string', format: 'uri' },
     redirect_url: { type: 'string', format: 'uri' },
     /** Where the token response keeps the tokens when a provider nests them (e.g. "authed_user"). */
     token_response_path: { type: 'string' },

@@ -14,6 +14,8 @@ interface AddMcpOptions {
   category: string[];
   auth?: string;
   token?: string;
+  clientId?: string;
+  clientSecret?: string;
   json?: boolean;
 }
 
@@ -38,8 +40,11 @@ export function mcpServerCommands(
     )
     .option(
       '--auth <scheme>',
-      'how end users sign in: none, bearer, or api-key:HEADER; default: none, or bearer with --token',
+      'how end users sign in: none, bearer, api-key:HEADER or oauth2 (the MCP authorization specification); ' +
+        'default: none, bearer with --token, oauth2 when the server asks for it',
     )
+    .option('--client-id <id>', 'with oauth2: the client Patchbay is registered as (default: dynamic registration)')
+    .option('--client-secret <secret>', 'with oauth2 and --client-id: its secret (none for a public client)')
     .option('--token <credential>', 'a token or API key used only to read the tool list now (never stored)')
     .option('--json', 'print the report as one JSON object')
     .action((url: string, options: AddMcpOptions) =>
@@ -48,7 +53,7 @@ export function mcpServerCommands(
           appName: options.appName,
           displayName: options.displayName,
           categories: options.category,
-          auth: options.auth === undefined ? undefined : parseAuth(options.auth, fail),
+          auth: options.auth === undefined ? undefined : parseAuth(options.auth, options, fail),
           token: options.token,
         });
         print(report, options.json, out);
@@ -69,7 +74,13 @@ export function mcpServerCommands(
     );
 }
 
-function parseAuth(text: string, fail: (message: string) => Error): McpServerAuth {
+function parseAuth(text: string, options: AddMcpOptions, fail: (message: string) => Error): McpServerAuth {
+  if (text === 'oauth2') {
+    return { scheme: 'oauth2', clientId: options.clientId, clientSecret: options.clientSecret };
+  }
+  if (options.clientId || options.clientSecret) {
+    throw fail('--client-id and --client-secret go with --auth oauth2');
+  }
   if (text === 'none') {
     return { scheme: 'no_auth' };
   }
@@ -80,7 +91,7 @@ function parseAuth(text: string, fail: (message: string) => Error): McpServerAut
   if (header) {
     return { scheme: 'api_key', header };
   }
-  throw fail(`--auth must be none, bearer or api-key:HEADER, not ${JSON.stringify(text)}`);
+  throw fail(`--auth must be none, bearer, api-key:HEADER or oauth2, not ${JSON.stringify(text)}`);
 }
 
 function print(report: McpSyncReport, json: boolean | undefined, out: (text: string) => void): void {

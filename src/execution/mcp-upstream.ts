@@ -164,6 +164,9 @@ export class McpUpstream implements OnModuleDestroy {
     }
   }
 
+  /** A fetch bound like the MCP exchanges (size, time, public addresses), for OAuth discovery and registration. */
+  readonly fetch = (url: string | URL, init?: RequestInit): Promise<Response> => fetchThrough(this.agent, url, init);
+
   private connection(key: string, endpoint: McpEndpoint): Connection {
     const known = this.connections.get(key);
     if (known) {

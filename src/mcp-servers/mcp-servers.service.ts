@@ -9,17 +9,31 @@ import { appNameFrom } from '../catalog/openapi/openapi-names.js';
 import { cleanText } from '../catalog/openapi/openapi-schema.js';
 import { AppConfig } from '../config/app-config.js';
 import {
+  type AuthorizationServerMetadata,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  type OAuthClientInformationFull,
+  type OAuthProtectedResourceMetadata,
+  registerClient,
+} from '@modelcontextprotocol/client';
+import {
   type McpEndpoint,
   type McpServerDescription,
   McpUpstream,
   McpUpstreamFailure,
 } from '../execution/mcp-upstream.js';
+import { CALLBACK_PATH } from '../oauth2/oauth2.service.js';
 import { McpServerNotFoundError, McpServerRefusedError } from './mcp-servers.errors.js';
 import { McpServersRepository } from './mcp-servers.repository.js';
 import { mapTools, type SkippedTool, stripControl, ToolNamer } from './mcp-tool-records.js';
 
 /** How an app's end users sign in to the server: what `--auth` names. */
-export type McpServerAuth = { scheme: 'no_auth' } | { scheme: 'http_bearer' } | { scheme: 'api_key'; header: string };
+export type McpServerAuth =
+  | { scheme: 'no_auth' }
+  | { scheme: 'http_bearer' }
+  | { scheme: 'api_key'; header: string }
+  /** The MCP authorization specification: discovery, then a client registered by DCR or given. */
+  | { scheme: 'oauth2'; clientId?: string; clientSecret?: string };
 
 export interface AddMcpServerOptions {
   appName?: string;
@@ -64,15 +78,134 @@ export class McpServersService {
 
   async add(url: string, options: AddMcpServerOptions = {}): Promise<McpSyncReport> {
     const serverUrl = await this.checkedUrl(url);
-    let auth = options.auth;
-    if (!auth) {
-      auth = options.token ? { scheme: 'http_bearer' } : { scheme: 'no_auth' };
+    let auth: McpServerAuth = options.auth ?? (options.token ? { scheme: 'http_bearer' } : { scheme: 'no_auth' });
+    let listing: Listing;
+    try {
+      listing = await this.read(endpointFor(serverUrl, auth, options.token));
+    } catch (error) {
+      // A server behind OAuth, and no token to list with: the app is added with its sign-in set up;
+      // its tools are read by a sync with an end user's token.
+      const signIn =
+        error instanceof McpCredentialsRequired && (options.auth === undefined || auth.scheme === 'oauth2');
+      if (!signIn) {
+        throw error instanceof McpCredentialsRequired ? error.refusal() : error;
+      }
+      auth = auth.scheme === 'oauth2' ? auth : { scheme: 'oauth2' };
+      listing = { description: unnamedServer(serverUrl), pages: [], skipped: [] };
     }
-    const listing = await this.read(endpointFor(serverUrl, auth, options.token), auth);
     const info = listing.description.serverInfo;
     const appName = options.appName ?? appNameFrom(info.title ?? info.name);
-    const app = appFile(appName, serverUrl, listing.description, auth, options);
+    let schemes: Record<string, Record<string, unknown>> | undefined;
+    if (auth.scheme === 'oauth2') {
+      try {
+        schemes = { oauth2: await this.oauth2Scheme(serverUrl, auth) };
+      } catch (error) {
+        // Detected, not asked for: a server without OAuth metadata wants another kind of credential.
+        throw error instanceof NoProtectedResourceMetadata && options.auth === undefined
+          ? new McpCredentialsRequired(new URL(serverUrl).origin).refusal()
+          : error;
+      }
+    }
+    const app = appFile(appName, serverUrl, listing.description, auth, options, schemes);
     return this.write(app, contentHash(app), serverUrl, listing, auth);
+  }
+
+  /**
+   * The app's OAuth 2.0 settings, found as the MCP authorization specification says: the server's
+   * protected resource metadata (RFC 9728) names its authorization server, whose metadata (RFC 8414)
+   * gives the endpoints; Patchbay registers itself there (RFC 7591) unless a client is given. Tokens are
+   * asked for the server as the resource (RFC 8707), with PKCE, through Patchbay's usual linking paths.
+   */
+  private async oauth2Scheme(
+    serverUrl: string,
+    auth: Extract<McpServerAuth, { scheme: 'oauth2' }>,
+  ): Promise<Record<string, unknown>> {
+    const fetchFn = this.upstream.fetch;
+    const where = new URL(serverUrl).origin;
+    let resource: OAuthProtectedResourceMetadata;
+    try {
+      resource = await discoverOAuthProtectedResourceMetadata(serverUrl, {}, fetchFn);
+    } catch (error) {
+      throw new NoProtectedResourceMetadata(
+        `${where} publishes no OAuth protected resource metadata (RFC 9728): ${message(error)}`,
+      );
+    }
+    const issuer = resource.authorization_servers?.[0];
+    if (!issuer) {
+      throw new McpServerRefusedError(`${where}'s protected resource metadata names no authorization server`);
+    }
+    let metadata: AuthorizationServerMetadata | undefined;
+    try {
+      metadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn });
+    } catch (error) {
+      throw new McpServerRefusedError(`${issuer}: ${message(error)}`);
+    }
+    if (!metadata) {
+      throw new McpServerRefusedError(`${issuer} publishes no authorization server metadata (RFC 8414)`);
+    }
+    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
+      throw new McpServerRefusedError(`${issuer} does not offer PKCE with S256, which the MCP specification requires`);
+    }
+    const scopes = [...(resource.scopes_supported ?? [])];
+    if ((metadata.scopes_supported ?? []).includes('offline_access') && !scopes.includes('offline_access')) {
+      scopes.push('offline_access');
+    }
+    const scope = scopes.join(' ');
+    const client = auth.clientId
+      ? { id: auth.clientId, secret: auth.clientSecret ?? '', method: 'client_secret_basic' as const }
+      : await this.register(issuer, metadata, scope, fetchFn);
+    const method = client.secret ? client.method : 'none';
+    return {
+      location: 'header',
+      name: 'Authorization',
+      prefix: 'Bearer',
+      client_id: client.id,
+      client_secret: client.secret,
+      scope,
+      authorize_url: metadata.authorization_endpoint,
+      access_token_url: metadata.token_endpoint,
+      refresh_token_url: metadata.token_endpoint,
+      token_endpoint_auth_method: method,
+      resource: resource.resource || serverUrl,
+    };
+  }
+
+  /** Dynamic client registration (RFC 7591), as a confidential client when the server allows it. */
+  private async register(
+    issuer: string,
+    metadata: AuthorizationServerMetadata,
+    scope: string,
+    fetchFn: typeof this.upstream.fetch,
+  ): Promise<{ id: string; secret: string; method: 'client_secret_basic' | 'client_secret_post' | 'none' }> {
+    if (!metadata.registration_endpoint) {
+      throw new McpServerRefusedError(
+        `${issuer} offers no dynamic client registration: give the client Patchbay is registered as with --client-id and --client-secret`,
+      );
+    }
+    const offered = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+    const method = offered.includes('client_secret_basic')
+      ? 'client_secret_basic'
+      : offered.includes('client_secret_post')
+        ? 'client_secret_post'
+        : 'none';
+    let registered: OAuthClientInformationFull;
+    try {
+      registered = await registerClient(issuer, {
+        metadata,
+        clientMetadata: {
+          client_name: 'Patchbay',
+          redirect_uris: [`${this.config.publicBaseUrl}${CALLBACK_PATH}`],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: method,
+          ...(scope ? { scope } : {}),
+        },
+        fetchFn,
+      });
+    } catch (error) {
+      throw new McpServerRefusedError(`${issuer} refused to register Patchbay: ${message(error)}`);
+    }
+    return { id: registered.client_id, secret: registered.client_secret ?? '', method };
   }
 
   /** Reads the server's tools again: new and changed tools written, vanished ones deactivated. */
@@ -83,7 +216,7 @@ export class McpServersService {
     }
     const auth = authOf(stored.security_schemes);
     try {
-      const listing = await this.read(endpointFor(server.url, auth, options.token), auth);
+      const listing = await this.read(endpointFor(server.url, auth, options.token));
       // The app row stays as it is (its hash is the stored one): only its functions are written.
       return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth);
     } catch (error) {
@@ -114,7 +247,7 @@ export class McpServersService {
   }
 
   /** The server's description and its tools as checked records (kept as JSON text, bounded in bytes). */
-  private async read(endpoint: McpEndpoint, auth: McpServerAuth): Promise<Listing> {
+  private async read(endpoint: McpEndpoint): Promise<Listing> {
     const pages: unknown[][] = [];
     let tools = 0;
     const skipped: SkippedTool[] = [];
@@ -131,10 +264,8 @@ export class McpServersService {
         tools += page.length;
       });
     } catch (error) {
-      if (error instanceof McpUpstreamFailure && error.kind === 'unauthorized' && auth.scheme === 'no_auth') {
-        throw new McpServerRefusedError(
-          `${new URL(endpoint.url).origin} requires credentials to list its tools: give --auth bearer (or --auth api-key:HEADER) and --token`,
-        );
+      if (error instanceof McpUpstreamFailure && error.kind === 'unauthorized' && !hasCredentials(endpoint)) {
+        throw new McpCredentialsRequired(new URL(endpoint.url).origin);
       }
       if (error instanceof McpUpstreamFailure) {
         throw new McpServerRefusedError(error.message);
@@ -251,10 +382,43 @@ function endpointFor(url: string, auth: McpServerAuth, token: string | undefined
     case 'no_auth':
       return { url, headers: {} };
     case 'http_bearer':
+    case 'oauth2':
       return { url, headers: { Authorization: `Bearer ${token}` } };
     case 'api_key':
       return { url, headers: { [auth.header]: token } };
   }
+}
+
+function hasCredentials(endpoint: McpEndpoint): boolean {
+  return Object.keys(endpoint.headers).length > 0;
+}
+
+function message(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 200);
+}
+
+class NoProtectedResourceMetadata extends McpServerRefusedError {}
+
+/** The server wants credentials to list its tools and none were given. */
+class McpCredentialsRequired extends Error {
+  constructor(readonly origin: string) {
+    super(`${origin} requires credentials to list its tools`);
+  }
+
+  refusal(): McpServerRefusedError {
+    return new McpServerRefusedError(
+      `${this.origin} requires credentials to list its tools: give --auth oauth2, or --auth bearer (or --auth api-key:HEADER) and --token`,
+    );
+  }
+}
+
+/** A server known only by its address, until a sync with a token reads its description. */
+function unnamedServer(serverUrl: string): McpServerDescription {
+  return {
+    serverInfo: { name: new URL(serverUrl).hostname, version: '' },
+    protocolVersion: undefined,
+    instructions: undefined,
+  };
 }
 
 function authOf(securitySchemes: object): McpServerAuth {
@@ -264,6 +428,9 @@ function authOf(securitySchemes: object): McpServerAuth {
   }
   if (schemes.http_bearer) {
     return { scheme: 'http_bearer' };
+  }
+  if (schemes.oauth2) {
+    return { scheme: 'oauth2' };
   }
   return { scheme: 'no_auth' };
 }
@@ -291,6 +458,7 @@ function appFile(
   description: McpServerDescription,
   auth: McpServerAuth,
   options: AddMcpServerOptions,
+  given?: Record<string, Record<string, unknown>>,
 ): AppFile {
   const info = description.serverInfo;
   const displayName = options.displayName ?? stripControl(info.title ?? info.name ?? name) ?? name;
@@ -307,6 +475,9 @@ function appFile(
       break;
     case 'api_key':
       schemes.api_key = { location: 'header', name: auth.header };
+      break;
+    case 'oauth2':
+      Object.assign(schemes, given);
       break;
   }
   return {

@@ -33,6 +33,15 @@ export interface McpTestServerOptions {
   call: (name: string, args: Record<string, unknown>, ctx: TestCallContext) => Promise<TestToolResult> | TestToolResult;
   /** Bearer tokens this server accepts, each naming its user; absent: no authentication. */
   tokens?: () => Map<string, string>;
+  /**
+   * OAuth 2.0 protection as the MCP authorization specification has it: protected resource metadata
+   * (RFC 9728) naming `issuer`, 401 with its address, and tokens checked by `verify` (the user, or undefined).
+   */
+  oauth?: {
+    issuer: string;
+    scopes: string[];
+    verify: (token: string, resource: string) => Promise<string | undefined>;
+  };
   /** Tools a tools/list page holds (cursor paging). */
   pageSize?: number;
   /** Only a request with this header and value is served (an API-key server). */
@@ -88,6 +97,16 @@ export class McpTestServer {
   }
 
   private async serve(options: McpTestServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (options.oauth && req.url?.startsWith('/.well-known/oauth-protected-resource')) {
+      const metadata = {
+        resource: this.url,
+        authorization_servers: [options.oauth.issuer],
+        scopes_supported: options.oauth.scopes,
+        bearer_methods_supported: ['header'],
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(metadata));
+      return;
+    }
     const body = await readBody(req);
     const parsed = body.length > 0 ? (JSON.parse(body.toString('utf8')) as { method?: string }) : undefined;
     this.received.push({ method: req.method ?? '', headers: req.headers, rpc: parsed?.method });
@@ -103,6 +122,15 @@ export class McpTestServer {
     if (options.apiKey && req.headers[options.apiKey.header.toLowerCase()] !== options.apiKey.value) {
       res.writeHead(401).end();
       return;
+    }
+    if (options.oauth) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      user = token === undefined ? undefined : await options.oauth.verify(token, this.url);
+      if (!user) {
+        const metadata = new URL('/.well-known/oauth-protected-resource/mcp', this.url).href;
+        res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${metadata}"` }).end();
+        return;
+      }
     }
     const ctx: TestCallContext = { user };
     if (options.era === 'modern') {

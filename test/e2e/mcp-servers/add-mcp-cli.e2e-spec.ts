@@ -68,11 +68,11 @@ describe('patchbay catalog add-mcp and catalog sync (embedded database)', { time
     const refused = await runCli(['catalog', 'add-mcp', server.url, '--app-name', 'NOPE'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /requires credentials to list its tools: give --auth bearer \(or --auth api-key:HEADER\) and --token/,
+      /requires credentials to list its tools: give --auth oauth2, or --auth bearer \(or --auth api-key:HEADER\) and --token/,
     );
     const wrong = await runCli(['catalog', 'add-mcp', server.url, '--auth', 'basic'], env);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/--auth must be none, bearer or api-key:HEADER/);
+    expect(wrong.stderr).toMatch(/--auth must be none, bearer, api-key:HEADER or oauth2/);
     const unknown = await runCli(['catalog', 'sync', 'NO_SUCH_APP'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/NO_SUCH_APP is not a remote MCP server/);
