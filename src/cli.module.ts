@@ -3,6 +3,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule, type DatabaseModuleOptions } from './database/database.module.js';
 import { ENTITIES } from './entities.js';
+import { McpServersModule } from './mcp-servers/mcp-servers.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { SecretsModule } from './secrets/secrets.module.js';
 
@@ -17,6 +18,7 @@ export class CliModule {
         DatabaseModule.forRoot(database, ENTITIES),
         ProjectsModule,
         CatalogModule,
+        McpServersModule,
         SecretsModule,
       ],
     };

@@ -7,6 +7,7 @@ import { FunctionEntity } from './functions/function.entity.js';
 import { LinkedAccountEntity } from './linked-accounts/linked-account.entity.js';
 import { McpSessionEntity } from './mcp/mcp-session.entity.js';
 import { McpTokenEntity } from './mcp/mcp-token.entity.js';
+import { McpServerEntity } from './mcp-servers/mcp-server.entity.js';
 import { OAuth2StateEntity } from './oauth2/oauth2-state.entity.js';
 import { ApiKeyEntity } from './projects/api-key.entity.js';
 import { RateLimitEntity } from './rate-limits/rate-limit.entity.js';
@@ -39,4 +40,5 @@ export const ENTITIES = [
   ConnectLinkEntity,
   McpTokenEntity,
   McpSessionEntity,
+  McpServerEntity,
 ];

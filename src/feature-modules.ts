@@ -4,6 +4,7 @@ import { ConnectLinksModule } from './connect-links/connect-links.module.js';
 import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
 import { McpModule } from './mcp/mcp.module.js';
+import { McpServersModule } from './mcp-servers/mcp-servers.module.js';
 import { LinkedAccountsModule } from './linked-accounts/linked-accounts.module.js';
 import { OAuth2Module } from './oauth2/oauth2.module.js';
 
@@ -17,4 +18,5 @@ export const FEATURE_MODULES = [
   ConnectLinksModule,
   ExecutionModule,
   McpModule,
+  McpServersModule,
 ];

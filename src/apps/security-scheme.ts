@@ -17,8 +17,13 @@ export interface OAuth2Settings {
   authorize_url: string;
   access_token_url: string;
   refresh_token_url: string;
-  /** Absent means client_secret_basic (RFC 6749 §2.3.1). */
-  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post';
+  /** Absent means client_secret_basic (RFC 6749 §2.3.1); `none`: a public client (PKCE alone, no secret). */
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /**
+   * The resource the tokens are for (RFC 8707), sent in the authorization, token and refresh requests:
+   * a remote MCP server's URL, whose authorization server binds its tokens to it.
+   */
+  resource?: string;
   redirect_url?: string;
   /** Dotted path to the tokens inside a provider's token response when it nests them. */
   token_response_path?: string;

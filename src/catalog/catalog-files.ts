@@ -28,7 +28,7 @@ export interface FunctionFile {
   tags: string[];
   visibility: 'public' | 'private';
   active: boolean;
-  protocol: 'rest' | 'connector';
+  protocol: 'rest' | 'connector' | 'mcp';
   protocol_data: Record<string, unknown>;
   parameters: Record<string, unknown>;
   response?: Record<string, unknown>;

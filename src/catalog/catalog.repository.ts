@@ -5,6 +5,7 @@ import { chunksByBytes } from '../../libs/common/src/index.js';
 import { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
 import type { FunctionRecord } from './catalog-files.js';
+import { returnedRows } from '../database/returned-rows.js';
 
 /** Rows per INSERT statement, at most. */
 const CHUNK = 200;
@@ -71,6 +72,43 @@ export class CatalogRepository {
       }
     }
     return names;
+  }
+
+  /** What the catalogue holds of an app besides its secrets, or null. */
+  async storedApp(name: string): Promise<AppEntity | null> {
+    return this.dataSource.getRepository(AppEntity).findOne({ where: { name } });
+  }
+
+  /** `TOOL name` → function name, for the tools of a remote MCP server's app (`protocol: mcp`). */
+  async mcpToolNames(appName: string): Promise<Map<string, string>> {
+    const rows = await this.dataSource.getRepository(FunctionEntity).find({
+      select: { name: true, protocol_data: true },
+      where: { app_name: appName, protocol: 'mcp' },
+    });
+    const names = new Map<string, string>();
+    for (const row of rows) {
+      const tool = (row.protocol_data as { tool?: unknown }).tool;
+      if (typeof tool === 'string') {
+        names.set(`TOOL ${tool}`, row.name);
+      }
+    }
+    return names;
+  }
+
+  /**
+   * Deactivates the app's active functions not in `keep` (a tool its server no longer lists): the row
+   * stays, so the execution log keeps naming it. Their content hash changes too, so that the same
+   * function coming back is written again, active. Answers the names deactivated.
+   */
+  async deactivateFunctionsExcept(appName: string, keep: string[]): Promise<string[]> {
+    const result: unknown[] = await this.dataSource.query(
+      `UPDATE functions SET active = false, content_hash = 'deactivated', updated_at = now()
+       WHERE app_name = $1 AND active AND NOT (name = ANY($2::text[])) RETURNING name`,
+      [appName, keep],
+    );
+    return returnedRows(result)
+      .map((row) => (row as { name: string }).name)
+      .sort();
   }
 
   /**

@@ -24,6 +24,7 @@ export const OAUTH2_FLOW_PARAMS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'resource',
 ];
 
 const oauth2Scheme = {
@@ -50,7 +51,9 @@ const oauth2Scheme = {
     authorize_url: { type: 'string', format: 'uri' },
     access_token_url: { type: 'string', format: 'uri' },
     refresh_token_url: { type: 'string', format: 'uri' },
-    token_endpoint_auth_method: { enum: ['client_secret_basic', 'client_secret_post'] },
+    token_endpoint_auth_method: { enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+    /** RFC 8707: the resource the tokens are for (a remote MCP server), sent in every request of the flow. */
+    resource: { type: 'string', format: 'uri' },
     redirect_url: { type: 'string', format: 'uri' },
     /** Where the token response keeps the tokens when a provider nests them (e.g. "authed_user"). */
     token_response_path: { type: 'string' },
@@ -146,6 +149,31 @@ const restProtocolData = {
   },
 };
 
+/**
+ * `protocol_data` of a tool of a remote MCP server (`patchbay catalog add-mcp`): where the server is,
+ * the tool's own name there, and the hints its annotations give clients.
+ */
+const mcpProtocolData = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['server_url', 'tool'],
+  properties: {
+    server_url: { type: 'string', pattern: '^https?://' },
+    tool: { type: 'string', minLength: 1, maxLength: 256 },
+    annotations: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        title: { type: 'string' },
+        readOnlyHint: { type: 'boolean' },
+        destructiveHint: { type: 'boolean' },
+        idempotentHint: { type: 'boolean' },
+        openWorldHint: { type: 'boolean' },
+      },
+    },
+  },
+};
+
 export const FUNCTIONS_FILE_SCHEMA = {
   type: 'array',
   items: {
@@ -158,7 +186,7 @@ export const FUNCTIONS_FILE_SCHEMA = {
       tags: { type: 'array', items: { type: 'string' } },
       visibility: { enum: ['public', 'private'] },
       active: { type: 'boolean' },
-      protocol: { enum: ['rest', 'connector'] },
+      protocol: { enum: ['rest', 'connector', 'mcp'] },
       protocol_data: { type: 'object' },
       parameters: { type: 'object' },
       response: { type: 'object' },
@@ -167,8 +195,19 @@ export const FUNCTIONS_FILE_SCHEMA = {
         items: { enum: ['no_auth', 'api_key', 'http_basic', 'http_bearer', 'oauth2'] },
       },
     },
-    if: { properties: { protocol: { const: 'rest' } } },
-    then: { properties: { protocol_data: restProtocolData } },
-    else: { properties: { protocol_data: { type: 'object', additionalProperties: false, properties: {} } } },
+    allOf: [
+      {
+        if: { properties: { protocol: { const: 'rest' } } },
+        then: { properties: { protocol_data: restProtocolData } },
+      },
+      {
+        if: { properties: { protocol: { const: 'mcp' } } },
+        then: { properties: { protocol_data: mcpProtocolData } },
+      },
+      {
+        if: { properties: { protocol: { const: 'connector' } } },
+        then: { properties: { protocol_data: { type: 'object', additionalProperties: false, properties: {} } } },
+      },
+    ],
   },
 };

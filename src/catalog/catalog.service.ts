@@ -219,6 +219,26 @@ export class CatalogService {
     return this.catalog.restFunctionNames(appName);
   }
 
+  /** What the catalogue holds of an app (its secrets stay sealed), or null. */
+  async storedApp(name: string): Promise<AppEntity | null> {
+    return this.catalog.storedApp(name);
+  }
+
+  /** `TOOL name` → function name, for the tools an MCP server's app has in the catalogue. */
+  async mcpToolNames(appName: string): Promise<Map<string, string>> {
+    return this.catalog.mcpToolNames(appName);
+  }
+
+  /** Deactivates the app's functions not in `keep` (kept as rows, for the execution log); answers their names. */
+  async deactivateFunctionsExcept(appName: string, keep: string[]): Promise<string[]> {
+    const deactivated = await this.catalog.deactivateFunctionsExcept(appName, keep);
+    if (deactivated.length > 0) {
+      await this.changes.publish('functions');
+      await this.searchIndex.refresh();
+    }
+    return deactivated;
+  }
+
   async isEmpty(): Promise<boolean> {
     return (await this.catalog.countApps()) === 0;
   }

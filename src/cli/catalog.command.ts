@@ -4,6 +4,7 @@ import { CatalogService, type ChangeSummary, type ImportReport, readSecretsFile 
 import { OpenApiImportService, type OpenApiImportReport } from '../catalog/openapi/openapi-import.service.js';
 import { collect, parsePositiveInt } from './arguments.js';
 import { type CommandGroup, CommandError, err, out, withContext, withProgressBar } from './command.js';
+import { mcpServerCommands } from './mcp-servers.command.js';
 
 interface ImportOptions {
   secrets?: string;
@@ -113,6 +114,8 @@ export const catalogCommands: CommandGroup = (program) => {
         }
       }),
     );
+
+  mcpServerCommands(catalog);
 };
 
 /**

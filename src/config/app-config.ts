@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -40,6 +40,8 @@ function Setting(description: string, options: { default?: string; secret?: bool
     });
   };
 }
+const toBool = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*(true|false|1|0)\s*$/i.test(value) ? /^\s*(true|1)\s*$/i.test(value) : value;
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -183,6 +185,21 @@ export class AppConfig {
   @IsInt()
   @Min(1024)
   MCP_RESULT_MAX_BYTES = 100_000;
+
+  @Setting(
+    'Whether remote MCP servers added as apps (`patchbay catalog add-mcp`) may be on private, loopback or link-local addresses; off, such an address is refused when the server is added and at every connection. See [remote MCP servers](mcp-servers.md)',
+  )
+  @Transform(toBool)
+  @IsBoolean()
+  MCP_SERVERS_ALLOW_PRIVATE_NETWORKS = false;
+
+  @Setting(
+    "How often, in seconds, the HTTP service re-reads the tool lists of remote MCP servers that list their tools without an end user's credentials (0: never)",
+  )
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MCP_SERVERS_SYNC_INTERVAL_S = 3600;
 
   @Setting('How often an instance checks whether another instance changed configurations, accounts or the catalogue')
   @Transform(toInt)

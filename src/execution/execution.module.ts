@@ -10,6 +10,8 @@ import { ExecutionController } from './execution.controller.js';
 import { ExecutionRepository } from './execution.repository.js';
 import { ExecutionService } from './execution.service.js';
 import { FunctionInputs } from './function-input.js';
+import { McpExecutor } from './mcp-executor.js';
+import { McpUpstreamModule } from './mcp-upstream.module.js';
 import { OAuth2Tokens } from './oauth2-tokens.js';
 import { RestExecutor } from './rest-executor.js';
 import { StoredSecrets } from './stored-secrets.js';
@@ -22,7 +24,7 @@ import { UpstreamHttp } from './upstream-http.js';
 
 /** POST /v1/functions/{name}/execute and GET /v1/executions. */
 @Module({
-  imports: [FunctionsModule, AppConfigurationsModule, LinkedAccountsModule],
+  imports: [FunctionsModule, AppConfigurationsModule, LinkedAccountsModule, McpUpstreamModule],
   controllers: [ExecutionController],
   providers: [
     ExecutionService,
@@ -33,6 +35,7 @@ import { UpstreamHttp } from './upstream-http.js';
     StoredSecrets,
     UpstreamHttp,
     RestExecutor,
+    McpExecutor,
     OAuth2Tokens,
     // Stateless: the refresh grant goes through the same openid-client set-up as linking.
     AuthorizationServer,

@@ -25,6 +25,7 @@ import {
 import type { ExecutionRepository } from './execution.repository.js';
 import { ExecutionService } from './execution.service.js';
 import { FunctionInputs } from './function-input.js';
+import type { McpExecutor } from './mcp-executor.js';
 import type { RestExecutor } from './rest-executor.js';
 import type { SerializedRequest } from './rest-request.js';
 import { ApiKeySchemeStrategy } from './strategies/api-key.strategy.js';
@@ -124,6 +125,7 @@ describe('ExecutionService (the execution pipeline)', () => {
       rows.cache as unknown as ExecutionCache,
       new FunctionInputs(),
       rows.rest as unknown as RestExecutor,
+      {} as McpExecutor,
       new ConnectorRegistry(),
       rows.log as unknown as ExecutionLogWriter,
       {} as ExecutionRepository,

@@ -4,6 +4,7 @@ import { parseDateTime } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfig } from '../config/app-config.js';
+import type { McpProtocolData } from '../functions/function.entity.js';
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
 import type { Connector } from './connectors/connector.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
@@ -28,6 +29,7 @@ import {
 } from './execution.errors.js';
 import { ExecutionRepository } from './execution.repository.js';
 import { FunctionInputs } from './function-input.js';
+import { McpExecutor } from './mcp-executor.js';
 import { RestExecutor } from './rest-executor.js';
 import { buildRestRequest, RequestBuildError, type RestProtocol, serializeRequest } from './rest-request.js';
 import { ApiKeySchemeStrategy } from './strategies/api-key.strategy.js';
@@ -60,6 +62,7 @@ export class ExecutionService {
     private readonly cache: ExecutionCache,
     private readonly inputs: FunctionInputs,
     private readonly rest: RestExecutor,
+    private readonly mcp: McpExecutor,
     private readonly connectors: ConnectorRegistry,
     private readonly log: ExecutionLogWriter,
     private readonly repository: ExecutionRepository,
@@ -200,6 +203,9 @@ export class ExecutionService {
           break;
         case 'connector':
           outcome = await this.runConnector(fn.name, input, authorization, target);
+          break;
+        case 'mcp':
+          outcome = await this.mcp.execute(fn.protocol_data as McpProtocolData, input, authorization);
           break;
       }
     } catch (error) {

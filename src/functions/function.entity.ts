@@ -17,6 +17,24 @@ export interface RestProtocolData {
   server_url: string;
 }
 
+/** The hints a remote MCP server's tool annotations give clients, kept as the server sent them. */
+export interface McpToolHints {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** `protocol_data` of a tool of a remote MCP server: the server and the tool's own name there. */
+export interface McpProtocolData {
+  server_url: string;
+  tool: string;
+  annotations?: McpToolHints;
+}
+
+export type FunctionProtocol = 'rest' | 'connector' | 'mcp';
+
 /** Pages are in byte order (`name COLLATE "C"`): an expression index TypeORM cannot declare, made by its migration. */
 @Index('IDX_functions_name_bytes', { synchronize: false })
 @Entity('functions')
@@ -45,10 +63,10 @@ export class FunctionEntity {
   active: boolean;
 
   @Column('text')
-  protocol: 'rest' | 'connector';
+  protocol: FunctionProtocol;
 
   @Column('jsonb')
-  protocol_data: RestProtocolData | Record<string, unknown>;
+  protocol_data: RestProtocolData | McpProtocolData | Record<string, unknown>;
 
   @Column('jsonb')
   parameters: Record<string, unknown>;

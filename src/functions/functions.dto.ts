@@ -8,6 +8,7 @@ import {
   RequiredString,
   AgreesWith,
 } from '../../libs/common/src/index.js';
+import type { FunctionProtocol } from './function.entity.js';
 
 export const INFERENCE_PROVIDERS = ['openai', 'anthropic'] as const;
 export type InferenceProvider = (typeof INFERENCE_PROVIDERS)[number];
@@ -206,13 +207,14 @@ export class FunctionDetails {
   @ApiProperty({ description: 'Always true: inactive functions are not shown' })
   active: boolean;
 
-  @ApiProperty({ enum: ['rest', 'connector'] })
-  protocol: 'rest' | 'connector';
+  @ApiProperty({ enum: ['rest', 'connector', 'mcp'] })
+  protocol: FunctionProtocol;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'For `rest`: `{method, path, server_url}`',
+    description:
+      'For `rest`: `{method, path, server_url}`; for `mcp` (a tool of a remote MCP server): `{server_url, tool, annotations}`',
   })
   protocol_data: Record<string, unknown>;
 

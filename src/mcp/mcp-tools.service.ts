@@ -11,7 +11,7 @@ import { AppConfig } from '../config/app-config.js';
 import { ExecutionCache } from '../execution/execution-cache.js';
 import { LinkedAccountOfOwnerNotFoundError, LinkedAccountSchemeMismatchError } from '../execution/execution.errors.js';
 import { ExecutionService } from '../execution/execution.service.js';
-import type { FunctionEntity } from '../functions/function.entity.js';
+import type { FunctionEntity, McpProtocolData } from '../functions/function.entity.js';
 import { functionDefinition } from '../functions/function-definition.js';
 import type { AnthropicFunctionDefinition, FunctionBasic } from '../functions/functions.dto.js';
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
@@ -356,9 +356,22 @@ function errorResult(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
-/** A function as a direct-mode tool: annotations from its HTTP method. */
+/**
+ * A function as a direct-mode tool: annotations from its HTTP method, or — for a tool of a remote
+ * MCP server — the hints its server gave.
+ */
 function directTool(fn: FunctionEntity): Tool {
   const definition = functionDefinition(fn, 'anthropic') as AnthropicFunctionDefinition;
+  const tool = {
+    name: toolName(fn.name),
+    title: fn.name,
+    description: fn.description,
+    inputSchema: definition.input_schema as Tool['inputSchema'],
+  };
+  if (fn.protocol === 'mcp') {
+    const hints = (fn.protocol_data as McpProtocolData).annotations ?? {};
+    return { ...tool, annotations: { title: fn.name, ...hints } };
+  }
   const method =
     fn.protocol === 'rest' ? String((fn.protocol_data as { method?: string }).method ?? '').toUpperCase() : '';
   const annotations: NonNullable<Tool['annotations']> = { title: fn.name, openWorldHint: true };
@@ -371,13 +384,7 @@ function directTool(fn: FunctionEntity): Tool {
   if (['PUT', 'DELETE', 'GET', 'HEAD'].includes(method)) {
     annotations.idempotentHint = true;
   }
-  return {
-    name: toolName(fn.name),
-    title: fn.name,
-    description: fn.description,
-    inputSchema: definition.input_schema as Tool['inputSchema'],
-    annotations,
-  };
+  return { ...tool, annotations };
 }
 
 function stringArgument(args: Record<string, unknown>, name: string): string {

@@ -9,8 +9,10 @@ export interface OAuth2ClientSettings {
   clientSecret: string;
   authorizeUrl: string;
   tokenUrl: string;
-  authMethod: 'client_secret_basic' | 'client_secret_post';
+  authMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
   redirectUri: string;
+  /** RFC 8707: the resource the tokens are for, sent in the authorization, token and refresh requests. */
+  resource?: string;
   /** Space-separated; empty for none. */
   scope: string;
   /** Extra authorization request parameters from the scheme's `authorize_params`. */
@@ -22,7 +24,7 @@ export interface OAuth2ClientSettings {
 /** What a refresh needs of a client: its token endpoint and how it authenticates there. */
 export type TokenEndpointClient = Pick<
   OAuth2ClientSettings,
-  'clientId' | 'clientSecret' | 'tokenUrl' | 'authMethod' | 'tokenResponsePath'
+  'clientId' | 'clientSecret' | 'tokenUrl' | 'authMethod' | 'tokenResponsePath' | 'resource'
 >;
 
 /** How a refresh went: new tokens, an OAuth 2.0 error from the endpoint, or no usable answer (status if any). */
@@ -86,6 +88,9 @@ export class AuthorizationServer {
     if (settings.scope) {
       parameters.scope = settings.scope;
     }
+    if (settings.resource) {
+      parameters.resource = settings.resource;
+    }
     return client.buildAuthorizationUrl(this.configuration(settings), parameters).href;
   }
 
@@ -100,10 +105,12 @@ export class AuthorizationServer {
     currentUrl.search = new URLSearchParams({ code: callback.code, state: callback.state }).toString();
     const origin = new URL(settings.tokenUrl).origin;
     try {
-      const tokens = await client.authorizationCodeGrant(this.configuration(settings), currentUrl, {
-        pkceCodeVerifier: callback.codeVerifier,
-        expectedState: callback.state,
-      });
+      const tokens = await client.authorizationCodeGrant(
+        this.configuration(settings),
+        currentUrl,
+        { pkceCodeVerifier: callback.codeVerifier, expectedState: callback.state },
+        resourceParameter(settings),
+      );
       return grantedTokens(tokens);
     } catch (error) {
       if (error instanceof client.ResponseBodyError) {
@@ -137,7 +144,7 @@ export class AuthorizationServer {
     const configuration = this.configuration(settings);
     configuration.timeout = timeoutSeconds;
     try {
-      const tokens = await client.refreshTokenGrant(configuration, refreshToken);
+      const tokens = await client.refreshTokenGrant(configuration, refreshToken, resourceParameter(settings));
       return {
         kind: 'tokens',
         tokens: grantedTokens(tokens),
@@ -155,9 +162,11 @@ export class AuthorizationServer {
 
   private configuration(settings: TokenEndpointClient & { authorizeUrl?: string }): client.Configuration {
     const authentication =
-      settings.authMethod === 'client_secret_post'
-        ? client.ClientSecretPost(settings.clientSecret)
-        : client.ClientSecretBasic(settings.clientSecret);
+      settings.authMethod === 'none'
+        ? client.None()
+        : settings.authMethod === 'client_secret_post'
+          ? client.ClientSecretPost(settings.clientSecret)
+          : client.ClientSecretBasic(settings.clientSecret);
     const configuration = new client.Configuration(
       {
         issuer: new URL(settings.authorizeUrl ?? settings.tokenUrl).origin,
@@ -175,6 +184,10 @@ export class AuthorizationServer {
     configuration[client.customFetch] = (url, options) => normalisingFetch(url, options, settings.tokenResponsePath);
     return configuration;
   }
+}
+
+function resourceParameter(settings: Pick<TokenEndpointClient, 'resource'>): Record<string, string> | undefined {
+  return settings.resource ? { resource: settings.resource } : undefined;
 }
 
 /**

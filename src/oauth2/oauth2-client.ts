@@ -28,7 +28,7 @@ export interface ResolvedOAuth2Client {
  */
 export function resolveOAuth2Client(
   appName: string,
-  scheme: Partial<Pick<OAuth2Settings, 'client_id'>>,
+  scheme: Partial<Pick<OAuth2Settings, 'client_id' | 'token_endpoint_auth_method'>>,
   override: OAuth2Override | undefined,
   secret: (fromOverride: boolean) => string | undefined,
 ): ResolvedOAuth2Client {
@@ -36,8 +36,10 @@ export function resolveOAuth2Client(
   if (typeof clientId !== 'string' || !clientId || PLACEHOLDER.test(clientId)) {
     throw new OAuth2ClientNotConfiguredError(appName, 'client id');
   }
-  const clientSecret = secret(override !== undefined);
-  if (!clientSecret || PLACEHOLDER.test(clientSecret)) {
+  // A public client (RFC 6749 §2.1: PKCE alone, `token_endpoint_auth_method: none`) has no secret to find.
+  const isPublic = scheme.token_endpoint_auth_method === 'none';
+  const clientSecret = isPublic ? '' : secret(override !== undefined);
+  if (clientSecret === undefined || (!isPublic && (!clientSecret || PLACEHOLDER.test(clientSecret)))) {
     throw new OAuth2ClientNotConfiguredError(appName, 'client secret');
   }
   return {

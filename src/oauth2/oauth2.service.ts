@@ -188,6 +188,7 @@ export class OAuth2Service {
         redirectUri: client.redirectUrl ?? scheme.redirect_url ?? `${this.config.publicBaseUrl}${CALLBACK_PATH}`,
         scope: (client.scope ?? scheme.scope ?? '').trim(),
         authorizeParams: scheme.authorize_params ?? {},
+        resource: scheme.resource || undefined,
         tokenResponsePath: scheme.token_response_path || undefined,
       },
     };

@@ -16,3 +16,4 @@ export * from './validation/input-limits.js';
 export * from './validation/input-limits.interceptor.js';
 export * from './validation/date-time.js';
 export * from './memory/collect-garbage.js';
+export * from './net/public-address.js';

@@ -83,6 +83,7 @@ export class OAuth2SchemeStrategy implements SecuritySchemeStrategy {
       tokenUrl: settings.refresh_token_url || settings.access_token_url,
       authMethod: settings.token_endpoint_auth_method ?? 'client_secret_basic',
       tokenResponsePath: settings.token_response_path || undefined,
+      resource: settings.resource || undefined,
     };
   }
 }

@@ -44,8 +44,17 @@ declare module 'oidc-provider' {
     [key: string]: unknown;
   }
 
+  /** An issued access token as the provider keeps it (opaque tokens are looked up by their value). */
+  export interface AccessTokenRecord {
+    accountId: string;
+    aud?: string | string[];
+    scope?: string;
+    isExpired: boolean;
+  }
+
   export default class Provider {
     constructor(issuer: string, configuration?: Configuration);
+    readonly AccessToken: { find(value: string): Promise<AccessTokenRecord | undefined> };
     use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): void;
     callback(): (request: IncomingMessage, response: ServerResponse) => void;
   }

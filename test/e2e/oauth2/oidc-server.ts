@@ -47,7 +47,14 @@ export class OidcServer {
    */
   static async start(
     clients: OidcClient[],
-    options: { accessTokenTtl?: number; refreshedAccessTokenTtl?: number } = {},
+    options: {
+      accessTokenTtl?: number;
+      refreshedAccessTokenTtl?: number;
+      /** Dynamic client registration (RFC 7591) open to anyone, as MCP authorization servers offer it. */
+      registration?: boolean;
+      /** Resource indicators (RFC 8707): tokens bound to the resource asked for, with these scopes. */
+      resourceScopes?: string;
+    } = {},
   ): Promise<OidcServer> {
     const server = createServer();
     server.listen(0, '127.0.0.1');
@@ -61,7 +68,7 @@ export class OidcServer {
         response_types: ['code'],
       })),
       pkce: { required: () => true },
-      scopes: ['openid', 'offline_access', 'calendar.read', 'calendar.write'],
+      scopes: ['openid', 'offline_access', 'calendar.read', 'calendar.write', 'notes'],
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {
@@ -76,6 +83,22 @@ export class OidcServer {
         Session: 600,
       },
       cookies: { keys: ['oauth2-test-cookie-key'] },
+      features: {
+        ...(options.registration ? { registration: { enabled: true } } : {}),
+        ...(options.resourceScopes !== undefined
+          ? {
+              resourceIndicators: {
+                enabled: true,
+                useGrantedResource: () => true,
+                getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+                  scope: options.resourceScopes ?? '',
+                  audience: resource,
+                  accessTokenFormat: 'opaque' as const,
+                }),
+              },
+            }
+          : {}),
+      },
       findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     });
     const oidc = new OidcServer(server, provider);

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { McpUpstreamModule } from '../execution/mcp-upstream.module.js';
+import { McpServersRepository } from './mcp-servers.repository.js';
+import { McpServersService } from './mcp-servers.service.js';
+import { McpServersSync } from './mcp-servers.sync.js';
+
+/** Remote MCP servers as apps: registration and sync (`patchbay catalog add-mcp`, `catalog sync`, the periodic sync). */
+@Module({
+  imports: [CatalogModule, McpUpstreamModule],
+  providers: [McpServersRepository, McpServersService, McpServersSync],
+  exports: [McpServersService],
+})
+export class McpServersModule {}

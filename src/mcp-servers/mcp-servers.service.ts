@@ -1,0 +1,496 @@
+import { lookup } from 'node:dns/promises';
+import { Injectable } from '@nestjs/common';
+import { isPublicAddress } from '../../libs/common/src/index.js';
+import type { AppEntity } from '../apps/app.entity.js';
+import type { SecurityScheme } from '../apps/security-scheme.js';
+import { type AppFile, contentHash, type FunctionRecord, functionRecord } from '../catalog/catalog-files.js';
+import { CatalogService, type ChangeSummary } from '../catalog/catalog.service.js';
+import { appNameFrom } from '../catalog/openapi/openapi-names.js';
+import { cleanText } from '../catalog/openapi/openapi-schema.js';
+import { AppConfig } from '../config/app-config.js';
+import {
+  type AuthorizationServerMetadata,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  type OAuthClientInformationFull,
+  type OAuthProtectedResourceMetadata,
+  registerClient,
+} from '@modelcontextprotocol/client';
+import {
+  type McpEndpoint,
+  type McpServerDescription,
+  McpUpstream,
+  McpUpstreamFailure,
+} from '../execution/mcp-upstream.js';
+import { CALLBACK_PATH } from '../oauth2/oauth2.service.js';
+import { McpServerNotFoundError, McpServerRefusedError } from './mcp-servers.errors.js';
+import { McpServersRepository } from './mcp-servers.repository.js';
+import { mapTools, type SkippedTool, stripControl, ToolNamer } from './mcp-tool-records.js';
+
+/** How an app's end users sign in to the server: what `--auth` names. */
+export type McpServerAuth =
+  | { scheme: 'no_auth' }
+  | { scheme: 'http_bearer' }
+  | { scheme: 'api_key'; header: string }
+  /** The MCP authorization specification: discovery, then a client registered by DCR or given. */
+  | { scheme: 'oauth2'; clientId?: string; clientSecret?: string };
+
+export interface AddMcpServerOptions {
+  appName?: string;
+  displayName?: string;
+  categories?: string[];
+  /** Detected when absent: a server that lists its tools without credentials is `no_auth`. */
+  auth?: McpServerAuth;
+  /** A credential used only to read the tool list now (never stored): a bearer token, or the API key. */
+  token?: string;
+}
+
+export interface McpSyncReport {
+  app: string;
+  url: string;
+  server: { name: string; version: string; protocol_version: string | null };
+  security_schemes: string[];
+  functions: ChangeSummary & { deactivated: string[] };
+  /** Tools not imported, each with its reason; the others were imported regardless. */
+  skipped: SkippedTool[];
+}
+
+/** Tool records kept at most for one sync (as JSON text): beyond it the remaining tools are skipped. */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+/** Tools read at most from one server. */
+export const MAX_TOOLS = 10_000;
+const MAX_SERVER_DESCRIPTION_CHARS = 600;
+
+/**
+ * Remote MCP servers as apps (`patchbay catalog add-mcp`, `catalog sync`): the server's tools,
+ * read page by page with the v2 client, become the app's functions (`protocol: mcp`), checked and
+ * written by the catalogue's own writer. A tool the server no longer lists is deactivated, never
+ * deleted, so the execution log keeps its name.
+ */
+@Injectable()
+export class McpServersService {
+  constructor(
+    private readonly upstream: McpUpstream,
+    private readonly catalog: CatalogService,
+    private readonly servers: McpServersRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async add(url: string, options: AddMcpServerOptions = {}): Promise<McpSyncReport> {
+    const serverUrl = await this.checkedUrl(url);
+    let auth: McpServerAuth = options.auth ?? (options.token ? { scheme: 'http_bearer' } : { scheme: 'no_auth' });
+    let listing: Listing;
+    try {
+      listing = await this.read(endpointFor(serverUrl, auth, options.token));
+    } catch (error) {
+      // A server behind OAuth, and no token to list with: the app is added with its sign-in set up;
+      // its tools are read by a sync with an end user's token.
+      const signIn =
+        error instanceof McpCredentialsRequired && (options.auth === undefined || auth.scheme === 'oauth2');
+      if (!signIn) {
+        throw error instanceof McpCredentialsRequired ? error.refusal() : error;
+      }
+      auth = auth.scheme === 'oauth2' ? auth : { scheme: 'oauth2' };
+      listing = { description: unnamedServer(serverUrl), pages: [], skipped: [] };
+    }
+    const info = listing.description.serverInfo;
+    const appName = options.appName ?? appNameFrom(info.title ?? info.name);
+    let schemes: Record<string, Record<string, unknown>> | undefined;
+    if (auth.scheme === 'oauth2') {
+      try {
+        schemes = { oauth2: await this.oauth2Scheme(serverUrl, auth) };
+      } catch (error) {
+        // Detected, not asked for: a server without OAuth metadata wants another kind of credential.
+        throw error instanceof NoProtectedResourceMetadata && options.auth === undefined
+          ? new McpCredentialsRequired(new URL(serverUrl).origin).refusal()
+          : error;
+      }
+    }
+    const app = appFile(appName, serverUrl, listing.description, auth, options, schemes);
+    return this.write(app, contentHash(app), serverUrl, listing, auth);
+  }
+
+  /**
+   * The app's OAuth 2.0 settings, found as the MCP authorization specification says: the server's
+   * protected resource metadata (RFC 9728) names its authorization server, whose metadata (RFC 8414)
+   * gives the endpoints; Patchbay registers itself there (RFC 7591) unless a client is given. Tokens are
+   * asked for the server as the resource (RFC 8707), with PKCE, through Patchbay's usual linking paths.
+   */
+  private async oauth2Scheme(
+    serverUrl: string,
+    auth: Extract<McpServerAuth, { scheme: 'oauth2' }>,
+  ): Promise<Record<string, unknown>> {
+    const fetchFn = this.upstream.fetch;
+    const where = new URL(serverUrl).origin;
+    let resource: OAuthProtectedResourceMetadata;
+    try {
+      resource = await discoverOAuthProtectedResourceMetadata(serverUrl, {}, fetchFn);
+    } catch (error) {
+      throw new NoProtectedResourceMetadata(
+        `${where} publishes no OAuth protected resource metadata (RFC 9728): ${message(error)}`,
+      );
+    }
+    const issuer = resource.authorization_servers?.[0];
+    if (!issuer) {
+      throw new McpServerRefusedError(`${where}'s protected resource metadata names no authorization server`);
+    }
+    let metadata: AuthorizationServerMetadata | undefined;
+    try {
+      metadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn });
+    } catch (error) {
+      throw new McpServerRefusedError(`${issuer}: ${message(error)}`);
+    }
+    if (!metadata) {
+      throw new McpServerRefusedError(`${issuer} publishes no authorization server metadata (RFC 8414)`);
+    }
+    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
+      throw new McpServerRefusedError(`${issuer} does not offer PKCE with S256, which the MCP specification requires`);
+    }
+    const scopes = [...(resource.scopes_supported ?? [])];
+    if ((metadata.scopes_supported ?? []).includes('offline_access') && !scopes.includes('offline_access')) {
+      scopes.push('offline_access');
+    }
+    const scope = scopes.join(' ');
+    const client = auth.clientId
+      ? { id: auth.clientId, secret: auth.clientSecret ?? '', method: 'client_secret_basic' as const }
+      : await this.register(issuer, metadata, scope, fetchFn);
+    const method = client.secret ? client.method : 'none';
+    return {
+      location: 'header',
+      name: 'Authorization',
+      prefix: 'Bearer',
+      client_id: client.id,
+      client_secret: client.secret,
+      scope,
+      authorize_url: metadata.authorization_endpoint,
+      access_token_url: metadata.token_endpoint,
+      refresh_token_url: metadata.token_endpoint,
+      token_endpoint_auth_method: method,
+      resource: resource.resource || serverUrl,
+    };
+  }
+
+  /** Dynamic client registration (RFC 7591), as a confidential client when the server allows it. */
+  private async register(
+    issuer: string,
+    metadata: AuthorizationServerMetadata,
+    scope: string,
+    fetchFn: typeof this.upstream.fetch,
+  ): Promise<{ id: string; secret: string; method: 'client_secret_basic' | 'client_secret_post' | 'none' }> {
+    if (!metadata.registration_endpoint) {
+      throw new McpServerRefusedError(
+        `${issuer} offers no dynamic client registration: give the client Patchbay is registered as with --client-id and --client-secret`,
+      );
+    }
+    const offered = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+    const method = offered.includes('client_secret_basic')
+      ? 'client_secret_basic'
+      : offered.includes('client_secret_post')
+        ? 'client_secret_post'
+        : 'none';
+    let registered: OAuthClientInformationFull;
+    try {
+      registered = await registerClient(issuer, {
+        metadata,
+        clientMetadata: {
+          client_name: 'Patchbay',
+          redirect_uris: [`${this.config.publicBaseUrl}${CALLBACK_PATH}`],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: method,
+          ...(scope ? { scope } : {}),
+        },
+        fetchFn,
+      });
+    } catch (error) {
+      throw new McpServerRefusedError(`${issuer} refused to register Patchbay: ${message(error)}`);
+    }
+    return { id: registered.client_id, secret: registered.client_secret ?? '', method };
+  }
+
+  /** Reads the server's tools again: new and changed tools written, vanished ones deactivated. */
+  async sync(appName: string, options: { token?: string } = {}): Promise<McpSyncReport> {
+    const [server, stored] = await Promise.all([this.servers.findByApp(appName), this.catalog.storedApp(appName)]);
+    if (!server || !stored) {
+      throw new McpServerNotFoundError(appName);
+    }
+    const auth = authOf(stored.security_schemes);
+    try {
+      const listing = await this.read(endpointFor(server.url, auth, options.token));
+      // The app row stays as it is (its hash is the stored one): only its functions are written.
+      return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth);
+    } catch (error) {
+      await this.servers.recordSync(appName, { sync_error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  }
+
+  /**
+   * Syncs every server whose tools can be read without an end user's credentials (the periodic sync);
+   * one failing server leaves the others synced. Answers what happened to each.
+   */
+  async syncAll(): Promise<{ app: string; error?: string }[]> {
+    const outcomes: { app: string; error?: string }[] = [];
+    for (const server of await this.servers.listAll()) {
+      const stored = await this.catalog.storedApp(server.app_name);
+      if (!stored || authOf(stored.security_schemes).scheme !== 'no_auth') {
+        continue;
+      }
+      try {
+        await this.sync(server.app_name);
+        outcomes.push({ app: server.app_name });
+      } catch (error) {
+        outcomes.push({ app: server.app_name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return outcomes;
+  }
+
+  /** The server's description and its tools as checked records (kept as JSON text, bounded in bytes). */
+  private async read(endpoint: McpEndpoint): Promise<Listing> {
+    const pages: unknown[][] = [];
+    let tools = 0;
+    const skipped: SkippedTool[] = [];
+    let description: McpServerDescription;
+    try {
+      // Pages are mapped once the app's name is known (it may come from the server's own name).
+      description = await this.upstream.describe(endpoint, (page) => {
+        const room = MAX_TOOLS - tools;
+        pages.push(page.slice(0, Math.max(0, room)));
+        for (const tool of page.slice(Math.max(0, room))) {
+          const name = (tool as { name?: unknown } | null)?.name;
+          skipped.push({ tool: stripControl(String(name)).slice(0, 80), reason: `over ${MAX_TOOLS} tools` });
+        }
+        tools += page.length;
+      });
+    } catch (error) {
+      if (error instanceof McpUpstreamFailure && error.kind === 'unauthorized' && !hasCredentials(endpoint)) {
+        throw new McpCredentialsRequired(new URL(endpoint.url).origin);
+      }
+      if (error instanceof McpUpstreamFailure) {
+        throw new McpServerRefusedError(error.message);
+      }
+      throw error;
+    }
+    return { description, pages, skipped };
+  }
+
+  private async write(
+    app: AppFile,
+    appHash: string,
+    serverUrl: string,
+    listing: Listing,
+    auth: McpServerAuth,
+  ): Promise<McpSyncReport> {
+    const namer = new ToolNamer(app.name, await this.catalog.mcpToolNames(app.name));
+    const records: FunctionRecord[] = [];
+    const skipped = [...listing.skipped];
+    let bytes = 0;
+    for (const page of listing.pages.splice(0)) {
+      const { mapped, skipped: refused } = await mapTools(app.name, serverUrl, page, (tool) => namer.nameOf(tool));
+      skipped.push(...refused);
+      for (const { tool, fn } of mapped) {
+        const record = functionRecord(app.name, fn);
+        bytes += record.row.length;
+        if (bytes > MAX_RECORD_BYTES) {
+          skipped.push({ tool, reason: `the server's tools pass ${MAX_RECORD_BYTES} bytes of definitions` });
+          continue;
+        }
+        records.push(record);
+      }
+    }
+    const report = { apps: emptySummary(), functions: emptySummary() };
+    await this.catalog.writeApps([{ app, appHash, functions: [records] }], report, {});
+    await this.servers.register(app.name, serverUrl);
+    const deactivated = await this.catalog.deactivateFunctionsExcept(
+      app.name,
+      records.map((record) => record.name),
+    );
+    await this.catalog.refreshSearch(report);
+    const server = listing.description.serverInfo;
+    await this.servers.recordSync(app.name, {
+      server_name: stripControl(server.name ?? ''),
+      server_version: stripControl(server.version ?? ''),
+      protocol_version: listing.description.protocolVersion ?? null,
+      tool_count: records.length,
+      synced_at: new Date(),
+      sync_error: null,
+    });
+    return {
+      app: app.name,
+      url: serverUrl,
+      server: {
+        name: stripControl(server.name ?? ''),
+        version: stripControl(server.version ?? ''),
+        protocol_version: listing.description.protocolVersion ?? null,
+      },
+      security_schemes: [auth.scheme],
+      functions: { ...report.functions, deactivated },
+      skipped,
+    };
+  }
+
+  /** An http(s) URL without credentials in it, on a public address unless configuration allows others. */
+  private async checkedUrl(text: string): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new McpServerRefusedError(`${JSON.stringify(text.slice(0, 200))} is not a URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new McpServerRefusedError(`the server URL must be http or https, not ${url.protocol.replace(':', '')}`);
+    }
+    if (url.username || url.password) {
+      throw new McpServerRefusedError('the server URL must not carry a user name or password: use --auth and --token');
+    }
+    url.hash = '';
+    if (!this.config.MCP_SERVERS_ALLOW_PRIVATE_NETWORKS) {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      let addresses: { address: string }[];
+      try {
+        addresses = await lookup(host, { all: true });
+      } catch {
+        throw new McpServerRefusedError(`the server's host ${host} cannot be resolved`);
+      }
+      if (addresses.some((entry) => !isPublicAddress(entry.address))) {
+        throw new McpServerRefusedError(
+          `${host} is a private, loopback or reserved address; set MCP_SERVERS_ALLOW_PRIVATE_NETWORKS=true to allow it`,
+        );
+      }
+    }
+    return url.toString();
+  }
+}
+
+interface Listing {
+  description: McpServerDescription;
+  pages: unknown[][];
+  skipped: SkippedTool[];
+}
+
+function emptySummary(): ChangeSummary {
+  return { added: [], updated: [], unchanged: 0 };
+}
+
+/** The headers that carry a listing-time credential for the given scheme. */
+function endpointFor(url: string, auth: McpServerAuth, token: string | undefined): McpEndpoint {
+  if (!token) {
+    return { url, headers: {} };
+  }
+  switch (auth.scheme) {
+    case 'no_auth':
+      return { url, headers: {} };
+    case 'http_bearer':
+    case 'oauth2':
+      return { url, headers: { Authorization: `Bearer ${token}` } };
+    case 'api_key':
+      return { url, headers: { [auth.header]: token } };
+  }
+}
+
+function hasCredentials(endpoint: McpEndpoint): boolean {
+  return Object.keys(endpoint.headers).length > 0;
+}
+
+function message(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 200);
+}
+
+class NoProtectedResourceMetadata extends McpServerRefusedError {}
+
+/** The server wants credentials to list its tools and none were given. */
+class McpCredentialsRequired extends Error {
+  constructor(readonly origin: string) {
+    super(`${origin} requires credentials to list its tools`);
+  }
+
+  refusal(): McpServerRefusedError {
+    return new McpServerRefusedError(
+      `${this.origin} requires credentials to list its tools: give --auth oauth2, or --auth bearer (or --auth api-key:HEADER) and --token`,
+    );
+  }
+}
+
+/** A server known only by its address, until a sync with a token reads its description. */
+function unnamedServer(serverUrl: string): McpServerDescription {
+  return {
+    serverInfo: { name: new URL(serverUrl).hostname, version: '' },
+    protocolVersion: undefined,
+    instructions: undefined,
+  };
+}
+
+function authOf(securitySchemes: object): McpServerAuth {
+  const schemes = securitySchemes as Partial<Record<SecurityScheme, Record<string, unknown>>>;
+  if (schemes.api_key && typeof schemes.api_key.name === 'string') {
+    return { scheme: 'api_key', header: schemes.api_key.name };
+  }
+  if (schemes.http_bearer) {
+    return { scheme: 'http_bearer' };
+  }
+  if (schemes.oauth2) {
+    return { scheme: 'oauth2' };
+  }
+  return { scheme: 'no_auth' };
+}
+
+/** The stored app as the writer takes it; written only if its hash differs from the stored one, which it never does. */
+function storedAppFile(app: AppEntity): AppFile {
+  return {
+    name: app.name,
+    display_name: app.display_name,
+    provider: app.provider,
+    version: app.version,
+    description: app.description,
+    logo: app.logo || null,
+    categories: app.categories,
+    visibility: app.visibility,
+    active: app.active,
+    security_schemes: app.security_schemes as Record<string, Record<string, unknown>>,
+    default_security_credentials_by_scheme: {},
+  };
+}
+
+function appFile(
+  name: string,
+  serverUrl: string,
+  description: McpServerDescription,
+  auth: McpServerAuth,
+  options: AddMcpServerOptions,
+  given?: Record<string, Record<string, unknown>>,
+): AppFile {
+  const info = description.serverInfo;
+  const displayName = options.displayName ?? stripControl(info.title ?? info.name ?? name) ?? name;
+  const text =
+    stripControl(cleanText(description.instructions ?? info.description ?? '', MAX_SERVER_DESCRIPTION_CHARS)) ||
+    `Tools of the MCP server ${displayName} (${new URL(serverUrl).host})`;
+  const schemes: Record<string, Record<string, unknown>> = {};
+  switch (auth.scheme) {
+    case 'no_auth':
+      schemes.no_auth = {};
+      break;
+    case 'http_bearer':
+      schemes.http_bearer = {};
+      break;
+    case 'api_key':
+      schemes.api_key = { location: 'header', name: auth.header };
+      break;
+    case 'oauth2':
+      Object.assign(schemes, given);
+      break;
+  }
+  return {
+    name,
+    display_name: displayName || name,
+    provider: stripControl(info.name ?? new URL(serverUrl).host),
+    version: stripControl(info.version ?? '') || '1',
+    description: text,
+    logo: null,
+    categories: options.categories ?? [],
+    visibility: 'public',
+    active: true,
+    security_schemes: schemes,
+    default_security_credentials_by_scheme: {},
+  };
+}
