@@ -7,5 +7,5 @@ const { projects: _tiers, ...shared } = base.test ?? {};
 /** The fuzz tier (`npm run test:fuzz`): property-based requests against the running service. */
 export default defineConfig({
   ...base,
-  test: { ...shared, globalSetup: DATABASE_SETUP, include: ['test/fuzz/**/*.fuzz.ts'], testTimeout: 600_000 },
+  test: { ...shared, globalSetup: DATABASE_SETUP, include: ['test/fuzz/**/*.fuzz-spec.ts'], testTimeout: 600_000 },
 });

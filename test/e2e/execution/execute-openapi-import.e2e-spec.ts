@@ -4,7 +4,8 @@ import { insertAccount, insertConfiguration } from '../../factories/execution.fa
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from './upstream.js';
 
-const GITHUB = 'node_modules/@octokit/openapi/generated/api.github.com.json';
+/** GitHub's official description (`@octokit/openapi` 23.0.2), trimmed to the four path items used here. */
+const GITHUB = 'test/fixtures/openapi/github/api.github.com.json';
 
 /**
  * GitHub's official description imported, then a handful of its functions executed against a

@@ -11,7 +11,7 @@ import { Upstream } from './upstream.js';
  * The hot-path cache learns of writes from the services that make them: at once on the instance that
  * wrote, and through PostgreSQL NOTIFY on the others. The second instance here polls the change counters
  * only once an hour, so what it sees within the wait below came through the notification; the counters
- * (CACHE_SYNC_INTERVAL_MS) are the bound for writes made past the services (execute-function.e2e-spec.ts).
+ * (CACHE_SYNC_INTERVAL_MS) are the bound for writes made past the services (execute-function.db.e2e-spec.ts).
  */
 describe('execution cache: writes through the services', () => {
   let app: TestApp;

@@ -630,7 +630,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
   });
 
   describe('hot-path cache', () => {
-    // Writes through the services are seen at once (execution-cache.e2e-spec.ts); these rows are written by
+    // Writes through the services are seen at once (execution-cache.db.e2e-spec.ts); these rows are written by
     // hand, past the services, so only the change counters tell the cache: within CACHE_SYNC_INTERVAL_MS (100 ms).
     it('sees configuration, account and catalogue rows written by hand within CACHE_SYNC_INTERVAL_MS', async () => {
       const s = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
