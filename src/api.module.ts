@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { AllExceptionsFilter, InputLimitsInterceptor, RequestValidationPipe } from '../libs/common/src/index.js';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter, InputLimitsGuard, RequestValidationPipe } from '../libs/common/src/index.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 import type { AppConfig } from './config/app-config.js';
@@ -34,8 +34,9 @@ export class ApiModule {
         ...FEATURE_MODULES,
       ],
       providers: [
+        // Guards run in this order: the input limits only for callers with a valid key.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_INTERCEPTOR, useClass: InputLimitsInterceptor },
+        { provide: APP_GUARD, useClass: InputLimitsGuard },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
