@@ -19,6 +19,7 @@ import {
 import { ApiModule } from './api.module.js';
 import { loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
+import { serveExecuteDirectly } from './execution/execute-route.js';
 import { API_KEY_HEADER } from './projects/api-key.guard.js';
 
 export const API_VERSION = '0.0.1-beta.3';
@@ -94,6 +95,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     done();
   });
   if (!options.preview) {
+    serveExecuteDirectly(app);
     const document = openApiDocument(app);
     SwaggerModule.setup('v1/docs', app, document, {
       jsonDocumentUrl: 'v1/openapi.json',

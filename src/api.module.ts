@@ -34,11 +34,17 @@ export class ApiModule {
         ...FEATURE_MODULES,
       ],
       providers: [
+        // Providers of their own too, so that the execute route Fastify serves directly runs the same
+        // instances (src/execution/execute-route.ts).
+        ApiKeyGuard,
+        InputLimitsGuard,
+        RequestValidationPipe,
+        AllExceptionsFilter,
         // Guards run in this order: the input limits only for callers with a valid key.
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_GUARD, useClass: InputLimitsGuard },
-        { provide: APP_PIPE, useClass: RequestValidationPipe },
-        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_GUARD, useExisting: ApiKeyGuard },
+        { provide: APP_GUARD, useExisting: InputLimitsGuard },
+        { provide: APP_PIPE, useExisting: RequestValidationPipe },
+        { provide: APP_FILTER, useExisting: AllExceptionsFilter },
       ],
     };
   }
