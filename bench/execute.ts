@@ -16,17 +16,25 @@
  * BENCH_COMPARE_DIST=<the dist/ folder of another checkout, built> adds (d): the same execution on that
  * build, served from its own copy of the seeded data, measured in the same alternating rounds, so two
  * builds are compared side by side on the same load (the seed is this checkout's; the other build
- * applies its own pending migrations at start).
+ * applies its own pending migrations at start). Several folders, comma-separated, add (d), (e), (f)…
+ * BENCH_CONCURRENCY (default "1,64") names the concurrency levels measured.
+ * With DATABASE_URL the services run on PostgreSQL: a fresh database per service, created on that server
+ * from one seeded template and dropped at the end, with the server's default settings except the request
+ * budget (RATE_LIMIT_REQUESTS, on by default there), raised so that no run reaches it: each request still
+ * spends from it, so its statement is measured.
+ * The report ends with `summary`: per build, the throughput ratio to the bare proxy at the highest
+ * concurrency, the added median at concurrency 1, and the server CPU per request.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { Pool } from 'undici';
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
@@ -55,6 +63,8 @@ const SELF = fileURLToPath(import.meta.url);
 export interface Sample {
   /** CPU time the serving process spent, in ms (NaN where /proc is not available). */
   cpuMs: number;
+  /** Of which its main thread (the event loop; the rest is the embedded database's thread, GC and libuv helpers). */
+  mainThreadCpuMs: number;
   requests: number;
   seconds: number;
   latencies: number[];
@@ -64,6 +74,8 @@ export interface Sample {
 export interface Figures {
   /** CPU time of the serving process per request, in µs: the cost of the path itself, whatever the load. */
   server_cpu_us_per_request: number;
+  /** Of which the main thread's (the event loop). */
+  main_thread_cpu_us_per_request: number;
   median_ms: number;
   p99_ms: number;
   req_per_s: number;
@@ -73,7 +85,7 @@ export interface Figures {
 // ---------------------------------------------------------------- child roles
 
 /** (a) the upstream: a trivial JSON endpoint. */
-async function runUpstream(): Promise<void> {
+export function createUpstream(): Server {
   const server = createHttpServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -85,12 +97,11 @@ async function runUpstream(): Promise<void> {
     });
   });
   server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
-  await new Promise(() => undefined);
+  return server;
 }
 
 /** (b) the bare proxy: parse the JSON body, GET the upstream over a keep-alive pool, wrap the answer. */
-async function runProxy(upstreamUrl: string): Promise<void> {
+export function createProxy(upstreamUrl: string): Server {
   const pool = new Pool(upstreamUrl, { connections: 128, keepAliveTimeout: 60_000 });
   const server = createHttpServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -115,6 +126,12 @@ async function runProxy(upstreamUrl: string): Promise<void> {
     });
   });
   server.keepAliveTimeout = 60_000;
+  server.on('close', () => void pool.close());
+  return server;
+}
+
+/** Serves `server` on a loopback port of its own and tells the parent process which. */
+async function runRole(server: Server): Promise<void> {
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
   await new Promise(() => undefined);
 }
@@ -143,7 +160,9 @@ export async function freePort(): Promise<number> {
 /** Migrates a fresh embedded database and writes a project, an app, a function, a configuration and an account. */
 export async function seed(env: Record<string, string>, upstreamUrl: string): Promise<string> {
   const config = loadConfig(env);
-  const db = await EmbeddedDatabase.open({ dataDir: config.DATA_DIR, maxConnections: 4, holder: 'bench seed' });
+  const db = config.embedded
+    ? await EmbeddedDatabase.open({ dataDir: config.DATA_DIR, maxConnections: 4, holder: 'bench seed' })
+    : undefined;
   const dataSource = new DataSource(databaseOptions(config, db, ENTITIES));
   try {
     await dataSource.initialize();
@@ -220,7 +239,7 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
     if (dataSource.isInitialized) {
       await dataSource.destroy();
     }
-    await db.close();
+    await db?.close();
   }
 }
 
@@ -268,10 +287,11 @@ export interface Target {
   body?: string;
 }
 
-/** utime + stime of a process, in ms. */
-function cpuTimeMs(pid: number | undefined): number {
+/** utime + stime of a process (or with `thread`, of its main thread only), in ms. */
+function cpuTimeMs(pid: number | undefined, thread = false): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const path = thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return NaN;
@@ -284,6 +304,7 @@ export function measure(target: Target, connections: number, seconds: number): P
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     const cpuBefore = cpuTimeMs(target.pid);
+    const mainBefore = cpuTimeMs(target.pid, true);
     const instance = autocannon(
       {
         url: target.url,
@@ -301,6 +322,7 @@ export function measure(target: Target, connections: number, seconds: number): P
         }
         resolve({
           cpuMs: cpuTimeMs(target.pid) - cpuBefore,
+          mainThreadCpuMs: cpuTimeMs(target.pid, true) - mainBefore,
           requests: result.requests.total,
           seconds: result.duration,
           latencies,
@@ -324,8 +346,10 @@ export function figures(samples: Sample[]): Figures {
   const requests = samples.reduce((sum, s) => sum + s.requests, 0);
   const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
   const cpuMs = samples.reduce((sum, s) => sum + s.cpuMs, 0);
+  const mainMs = samples.reduce((sum, s) => sum + s.mainThreadCpuMs, 0);
   return {
     server_cpu_us_per_request: Math.round((cpuMs * 1000) / requests),
+    main_thread_cpu_us_per_request: Math.round((mainMs * 1000) / requests),
     median_ms: round(at(0.5)),
     p99_ms: round(at(0.99)),
     req_per_s: Math.round(requests / seconds),
@@ -335,12 +359,53 @@ export function figures(samples: Sample[]): Figures {
 
 export const round = (value: number) => Math.round(value * 1000) / 1000;
 
+/** A request budget no bench run reaches (PostgreSQL's default, 600 a minute, would answer 429 within a second). */
+const UNREACHED_REQUEST_BUDGET = '1000000000';
+
+/** A fresh database on the PostgreSQL server of `server` for each service, cloned from one seeded template. */
+class ServerDatabases {
+  private readonly names: string[] = [];
+  private constructor(
+    private readonly server: string,
+    private readonly admin: pg.Client,
+    private readonly prefix: string,
+  ) {}
+
+  static async connect(server: string): Promise<ServerDatabases> {
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    return new ServerDatabases(server, admin, `patchbay_bench_${randomBytes(4).toString('hex')}`);
+  }
+
+  /** A new database's URL; `template` names a database created before (the seeded one) to copy. */
+  async create(suffix: string, template?: string): Promise<string> {
+    const name = `${this.prefix}_${suffix}`;
+    await this.admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${this.prefix}_${template}"` : ''}`);
+    this.names.push(name);
+    const url = new URL(this.server);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+
+  async dropAll(): Promise<void> {
+    for (const name of this.names.reverse()) {
+      await this.admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    }
+    await this.admin.end();
+  }
+}
+
+const LABELS = 'defghijklmnopqrstuvwxyz';
+
 async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_DURATION_S ?? 5);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const levels = (process.env.BENCH_CONCURRENCY ?? '1,64').split(',').map(Number);
+  const server = process.env.DATABASE_URL;
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-'));
   const dataDirs = [dataDir];
   const children: ChildProcess[] = [];
+  const databases = server ? await ServerDatabases.connect(server) : undefined;
   try {
     const upstream = await forkRole('upstream');
     children.push(upstream.child);
@@ -349,32 +414,55 @@ async function main(): Promise<void> {
     children.push(proxy.child);
 
     const port = await freePort();
-    const env = {
+    const env: Record<string, string> = {
       DATA_DIR: dataDir,
       SECRETS_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       PORT: String(port),
     };
+    if (databases) {
+      env.DATABASE_URL = await databases.create('seed');
+      env.RATE_LIMIT_REQUESTS = UNREACHED_REQUEST_BUDGET;
+    }
     const apiKey = await seed(env, upstreamUrl);
-    const compareDist = process.env.BENCH_COMPARE_DIST;
-    let compare: { port: number; service: ChildProcess } | undefined;
-    if (compareDist) {
-      const compareDataDir = `${dataDir}-compare`;
-      cpSync(dataDir, compareDataDir, { recursive: true });
-      dataDirs.push(compareDataDir);
+    /** Each service's own copy of the seeded data. */
+    const copy = async (suffix: string): Promise<Record<string, string>> => {
+      if (databases) {
+        return { DATABASE_URL: await databases.create(suffix, 'seed') };
+      }
+      const copied = `${dataDir}-${suffix}`;
+      cpSync(dataDir, copied, { recursive: true });
+      dataDirs.push(copied);
+      return { DATA_DIR: copied };
+    };
+    const compareDists = (process.env.BENCH_COMPARE_DIST ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    const compares: { label: string; dist: string; port: number; service: ChildProcess }[] = [];
+    for (const [index, dist] of compareDists.entries()) {
+      const label = LABELS[index];
       const comparePort = await freePort();
       const service = await startService(
-        { ...env, DATA_DIR: compareDataDir, PORT: String(comparePort) },
-        resolvePath(compareDist),
+        { ...env, ...(await copy(label)), PORT: String(comparePort) },
+        resolvePath(dist),
       );
       children.push(service);
-      compare = { port: comparePort, service };
+      compares.push({ label, dist, port: comparePort, service });
     }
 
-    const service = await startService(env);
+    const service = await startService({ ...env, ...(await copy('c')) });
     children.push(service);
 
+    const execute = (label: string, pid: number | undefined, servicePort: number): Target => ({
+      label,
+      pid,
+      url: `http://127.0.0.1:${servicePort}/v1/functions/${FUNCTION_NAME}/execute`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: EXECUTE_BODY,
+    });
     const targets: Target[] = [
       { label: 'a', pid: upstream.child.pid, url: `${upstreamUrl}/items?q=bench`, method: 'GET' },
       {
@@ -385,26 +473,8 @@ async function main(): Promise<void> {
         headers: { 'content-type': 'application/json' },
         body: EXECUTE_BODY,
       },
-      {
-        label: 'c',
-        pid: service.pid,
-        url: `http://127.0.0.1:${port}/v1/functions/${FUNCTION_NAME}/execute`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: EXECUTE_BODY,
-      },
-      ...(compare
-        ? [
-            {
-              label: 'd',
-              pid: compare.service.pid,
-              url: `http://127.0.0.1:${compare.port}/v1/functions/${FUNCTION_NAME}/execute`,
-              method: 'POST' as const,
-              headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-              body: EXECUTE_BODY,
-            },
-          ]
-        : []),
+      execute('c', service.pid, port),
+      ...compares.map((compare) => execute(compare.label, compare.service.pid, compare.port)),
     ];
     for (const target of targets.slice(2)) {
       const check = await fetch(target.url, { method: 'POST', headers: target.headers, body: EXECUTE_BODY });
@@ -422,15 +492,19 @@ async function main(): Promise<void> {
     }
     const samples: Record<string, Sample[]> = {};
     for (let round = 0; round < rounds; round += 1) {
-      for (const connections of [1, 64]) {
-        for (const target of measured) {
+      for (const connections of levels) {
+        // Each round in a rotated order, so that no path always follows the same one.
+        const order = measured.map((_, index) => measured[(index + round) % measured.length]);
+        for (const target of order) {
           const key = `${target.label}@${connections}`;
           const sample = await measure(target, connections, seconds);
           (samples[key] ??= []).push(sample);
           if (process.env.BENCH_VERBOSE) {
             const cpu = Math.round((sample.cpuMs * 1000) / sample.requests);
+            const main = Math.round((sample.mainThreadCpuMs * 1000) / sample.requests);
             process.stderr.write(
-              `round ${round + 1} ${key}: ${Math.round(sample.requests / sample.seconds)} req/s, ${cpu} µs CPU/request\n`,
+              `round ${round + 1} ${key}: ${Math.round(sample.requests / sample.seconds)} req/s, ` +
+                `${cpu} µs CPU/request (main thread ${main})\n`,
             );
           }
         }
@@ -440,35 +514,55 @@ async function main(): Promise<void> {
       a_direct: figures(samples[`a@${connections}`] ?? []),
       b_bare_proxy: figures(samples[`b@${connections}`] ?? []),
       c_patchbay: figures(samples[`c@${connections}`] ?? []),
-      ...(compare ? { d_compare: figures(samples[`d@${connections}`] ?? []) } : {}),
+      ...Object.fromEntries(
+        compares.map((compare) => [
+          `${compare.label}_compare`,
+          figures(samples[`${compare.label}@${connections}`] ?? []),
+        ]),
+      ),
     });
-    const c1 = at(1);
-    const c64 = at(64);
-    const addedMedian = round(c1.c_patchbay.median_ms - c1.a_direct.median_ms);
-    const ratio = Math.round((c64.c_patchbay.req_per_s / c64.b_bare_proxy.req_per_s) * 1000) / 1000;
+    const byLevel = Object.fromEntries(levels.map((level) => [`concurrency_${level}`, at(level)]));
+    const low = at(Math.min(...levels));
+    const high = at(Math.max(...levels));
+    const ratioAt = (figure: Figures) => Math.round((figure.req_per_s / high.b_bare_proxy.req_per_s) * 1000) / 1000;
+    const summaryOf = (label: string, build: string) => {
+      const key = label === 'c' ? 'c_patchbay' : `${label}_compare`;
+      const lowFigure = (low as Record<string, Figures>)[key];
+      const highFigure = (high as Record<string, Figures>)[key];
+      return {
+        build,
+        [`throughput_ratio_to_bare_proxy_at_${Math.max(...levels)}`]: ratioAt(highFigure),
+        [`added_median_ms_at_${Math.min(...levels)}`]: round(lowFigure.median_ms - low.a_direct.median_ms),
+        [`server_cpu_us_per_request_at_${Math.max(...levels)}`]: highFigure.server_cpu_us_per_request,
+        [`main_thread_cpu_us_per_request_at_${Math.max(...levels)}`]: highFigure.main_thread_cpu_us_per_request,
+        [`server_cpu_us_per_request_at_${Math.min(...levels)}`]: lowFigure.server_cpu_us_per_request,
+        cpu_per_request_over_bare_proxy: round(
+          highFigure.server_cpu_us_per_request / high.b_bare_proxy.server_cpu_us_per_request,
+        ),
+      };
+    };
+    const addedMedian = round(low.c_patchbay.median_ms - low.a_direct.median_ms);
+    const ratio = ratioAt(high.c_patchbay);
     const report = {
       benchmark: 'execute',
+      database: server ? 'postgresql' : 'embedded',
       node: process.version,
       cpus: cpus().length,
       duration_s_per_round: seconds,
       rounds,
-      concurrency_1: c1,
-      concurrency_64: c64,
+      ...byLevel,
       targets: {
         added_median_ms_at_1: addedMedian,
-        added_median_ms_at_1_target: '< 1',
-        added_median_met: addedMedian < 1,
+        added_median_ms_at_1_target: '<= 0.30',
+        added_median_met: addedMedian <= 0.3,
         throughput_ratio_c_over_b_at_64: ratio,
-        throughput_ratio_target: '>= 0.5',
-        throughput_ratio_met: ratio >= 0.5,
-        ...(c64.d_compare
-          ? {
-              compare_dist: compareDist,
-              throughput_ratio_d_over_b_at_64:
-                Math.round((c64.d_compare.req_per_s / c64.b_bare_proxy.req_per_s) * 1000) / 1000,
-              added_median_ms_at_1_d: round((c1.d_compare?.median_ms ?? NaN) - c1.a_direct.median_ms),
-            }
-          : {}),
+        throughput_ratio_target: '>= 0.6',
+        throughput_ratio_met: ratio >= 0.6,
+      },
+      summary: {
+        b: { build: 'bare proxy', server_cpu_us_per_request: high.b_bare_proxy.server_cpu_us_per_request },
+        c: summaryOf('c', 'this checkout'),
+        ...Object.fromEntries(compares.map((compare) => [compare.label, summaryOf(compare.label, compare.dist)])),
       },
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -490,6 +584,7 @@ async function main(): Promise<void> {
     for (const dir of dataDirs) {
       rmSync(dir, { recursive: true, force: true });
     }
+    await databases?.dropAll();
   }
 }
 
@@ -497,9 +592,9 @@ async function main(): Promise<void> {
 if (process.argv[1] === SELF) {
   const role = process.argv[2];
   if (role === 'upstream') {
-    await runUpstream();
+    await runRole(createUpstream());
   } else if (role === 'proxy') {
-    await runProxy(process.env.BENCH_UPSTREAM_URL as string);
+    await runRole(createProxy(process.env.BENCH_UPSTREAM_URL as string));
   } else {
     await main();
   }

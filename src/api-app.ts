@@ -21,6 +21,7 @@ import { ApiModule } from './api.module.js';
 import { API_VERSION } from './config/api-version.js';
 import { type AppConfig, loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
+import { serveExecuteDirectly } from './execution/execute-route.js';
 import { API_KEY_HEADER } from './projects/api-key.guard.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -95,6 +96,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     done();
   });
   if (!options.preview) {
+    serveExecuteDirectly(app);
     const document = openApiDocument(app);
     SwaggerModule.setup('v1/docs', app, document, {
       jsonDocumentUrl: 'v1/openapi.json',

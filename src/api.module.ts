@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { AllExceptionsFilter, InputLimitsInterceptor, RequestValidationPipe } from '../libs/common/src/index.js';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter, InputLimitsGuard, RequestValidationPipe } from '../libs/common/src/index.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { ENTITIES } from './entities.js';
 import { FEATURE_MODULES } from './feature-modules.js';
@@ -35,10 +35,17 @@ export class ApiModule {
         ...FEATURE_MODULES,
       ],
       providers: [
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_INTERCEPTOR, useClass: InputLimitsInterceptor },
-        { provide: APP_PIPE, useClass: RequestValidationPipe },
-        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        // Providers of their own too, so that the execute route Fastify serves directly runs the same
+        // instances (src/execution/execute-route.ts).
+        ApiKeyGuard,
+        InputLimitsGuard,
+        RequestValidationPipe,
+        AllExceptionsFilter,
+        // Guards run in this order: the input limits only for callers with a valid key.
+        { provide: APP_GUARD, useExisting: ApiKeyGuard },
+        { provide: APP_GUARD, useExisting: InputLimitsGuard },
+        { provide: APP_PIPE, useExisting: RequestValidationPipe },
+        { provide: APP_FILTER, useExisting: AllExceptionsFilter },
       ],
     };
   }

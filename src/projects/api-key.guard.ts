@@ -17,7 +17,7 @@ export interface AuthenticatedRequest {
   user?: ApiKeyPrincipal;
 }
 
-interface ReplyLike {
+export interface ReplyLike {
   headers(values: Record<string, string>): unknown;
 }
 
@@ -73,15 +73,23 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     const http = context.switchToHttp();
-    const request = http.getRequest<AuthenticatedRequest>();
-    const reply = http.getResponse<ReplyLike>();
+    await this.admit(http.getRequest<AuthenticatedRequest>(), http.getResponse<ReplyLike>());
+    return true;
+  }
+
+  /**
+   * The check itself, for a route that needs a key: authenticates the request (`request.user`) and spends
+   * one request of the key's budget; throws the answer's error otherwise. Also called by the execute
+   * route, which Fastify serves without Nest's router (src/execution/execute-route.ts).
+   */
+  async admit(request: AuthenticatedRequest, reply: ReplyLike): Promise<ApiKeyPrincipal> {
     const user = await this.limits.authenticateFrom(request.ip, () => this.authenticate(request));
     request.user = user;
     const headers = await this.limits.spendRequest(`key:${user.apiKeyId}`);
     if (headers) {
       reply.headers(headers);
     }
-    return true;
+    return user;
   }
 
   private authenticate(request: AuthenticatedRequest): Promise<ApiKeyPrincipal> {

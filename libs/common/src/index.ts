@@ -13,7 +13,7 @@ export * from './validation/request-validation.pipe.js';
 export * from './validation/validation.error.js';
 export * from './openapi/error-responses.js';
 export * from './validation/input-limits.js';
-export * from './validation/input-limits.interceptor.js';
+export * from './validation/input-limits.guard.js';
 export * from './validation/date-time.js';
 export * from './memory/collect-garbage.js';
 export * from './net/public-address.js';

@@ -46,6 +46,18 @@ describe('request limits', () => {
     expect(arrays.body.detail[0].type).toBe('too_deep');
   });
 
+  it('a caller without a valid key is answered 401 before its input is looked at', async () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 'leaf\u0000' : { a: nest(levels - 1) });
+    const body = { function_input: nest(INPUT_LIMITS.maxDepth), linked_account_owner_id: 'user-1' };
+    const keyless = await app.request('POST', '/v1/functions/ANY__FUNCTION/execute', { body, apiKey: null });
+    const wrongKey = await app.request('POST', '/v1/functions/ANY__FUNCTION/execute', { body, apiKey: 'not-a-key' });
+    const withKey = await app.request('POST', '/v1/functions/ANY__FUNCTION/execute', { body });
+
+    expect([keyless.status, wrongKey.status, withKey.status]).toEqual([401, 401, 422]);
+    expect(keyless.text).not.toContain('too_deep');
+    expect(wrongKey.text).not.toContain('too_deep');
+  });
+
   it(`arrays over ${INPUT_LIMITS.maxArrayItems} items answer 422 naming the path`, async () => {
     const res = await execute({ items: new Array(INPUT_LIMITS.maxArrayItems + 1).fill(0) });
     const within = await execute({ items: new Array(INPUT_LIMITS.maxArrayItems).fill(0) });
