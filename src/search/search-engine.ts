@@ -1,129 +1,36 @@
-import {
-  type Bm25fParams,
-  LexicalIndex,
-  type PackedTerms,
-  type QueryTerm,
-  TermDictionary,
-  type TermSource,
-  termSource,
-} from './lexical-index.js';
+import { LexicalIndex, type PackedTerms, type QueryTerm, TermDictionary, termSource } from './lexical-index.js';
 import { SEARCH_FIELDS } from './search-document.js';
-import { DEFAULT_EXPANSION, type ExpansionWeights, expandQuery, SpellingIndex } from './query-expansion.js';
+import { expandQuery, SpellingIndex } from './query-expansion.js';
 import { stems } from './text-analysis.js';
-import { EmbeddingTable, topByScore, VectorIndex } from './vector-index.js';
-import type { WordNet } from './wordnet.js';
-import { enablesFunction, type FunctionEnablement } from '../app-configurations/runnable.js';
+import { EmbeddingTable, topByScore } from './vector-index.js';
+import { type Scores, VectorSide } from './vector-side.js';
+import { enablesFunction } from '../app-configurations/runnable.js';
+import type {
+  AppFilter,
+  EngineApp,
+  EngineApps,
+  EngineDocuments,
+  EngineFunction,
+  EngineFunctions,
+  EngineOptions,
+  FunctionFilter,
+  Hit,
+  RankRequest,
+} from './engine-inputs.js';
 
-/**
- * A set of documents by id, one array per property: a 100k catalogue then costs a few large arrays
- * instead of hundreds of thousands of small objects.
- */
-export interface EngineDocuments {
-  /** Sorted (by UTF-16 code units), so that an id order is a name order. */
-  names: readonly string[];
-  descriptions: readonly string[];
-  /** 1: public and active (for a function: the function itself; its app is checked separately). */
-  visible: Uint8Array;
-  /** Term ids (of the engine's dictionary) of the search fields, packed in SEARCH_FIELDS order. */
-  terms: TermSource;
-  vectors: EmbeddingTable;
-}
-
-export interface EngineApps extends EngineDocuments {
-  categories: readonly (readonly string[])[];
-}
-
-export interface EngineFunctions extends EngineDocuments {
-  /** Id of each function's app in the apps' set; -1 when the app is missing. */
-  appIds: Int32Array;
-}
-
-/** One app as `SearchEngine.fromItems` takes it (small catalogues and tests). */
-export interface EngineApp {
-  name: string;
-  description: string;
-  categories: string[];
-  visible: boolean;
-  terms: PackedTerms;
-  embedding?: Float32Array;
-}
-
-export interface EngineFunction {
-  name: string;
-  app_name: string;
-  description: string;
-  visible: boolean;
-  terms: PackedTerms;
-  embedding?: Float32Array;
-}
-
-export interface Hit {
-  name: string;
-  description: string;
-}
-
-/** What a caller may see: the filters of the request, applied before anything is ranked. */
-export interface FunctionFilter {
-  appNames?: string[];
-  /** Per app, the functions a project may run (`all` or the listed names); absent: no restriction. */
-  runnable?: Map<string, FunctionEnablement>;
-}
-
-export interface AppFilter {
-  categories?: string[];
-  /** Names of the apps the project configured; absent: no restriction. */
-  configured?: Set<string>;
-}
-
-export interface RankRequest {
-  intent: string;
-  /** The intent's embedding; without it, the ranking is lexical. */
-  vector?: Float32Array;
-  offset: number;
-  limit: number;
-}
-
-export interface EngineOptions {
-  functionFields: Bm25fParams;
-  appFields: Bm25fParams;
-  /** Share of an app's score (for the intent) that each of its functions gets: the app as context. */
-  appContext: number;
-  /** Weight of the normalised lexical score; 0: the vector similarity alone ranks. */
-  lexicalWeight: number;
-  /** Weight of the normalised vector similarity next to the normalised lexical score. */
-  vectorWeight: number;
-  /** Documents taken from the vector side: the most similar ones. */
-  vectorCandidates: number;
-  /** Similarity under which the vector side ignores a document. */
-  minSimilarity: number;
-  /** Up to this many allowed documents, every similarity is computed; above, an approximate search picks candidates. */
-  exactVectorLimit: number;
-  /** Weights of the query's expansions (typos, glued words, synonyms, action words); undefined: the words as typed. */
-  expansion?: ExpansionWeights;
-  wordnet?: WordNet;
-}
-
-export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'wordnet'> = {
-  functionFields: {
-    k1: 1.2,
-    weights: { name: 3, app: 2, tags: 1.5, description: 1, params: 0.3, context: 0.3, operation: 2 },
-    b: { name: 0.5, app: 0, tags: 0.5, description: 0.75, params: 0.75, context: 0.75, operation: 0.5 },
-  },
-  appFields: {
-    k1: 1.2,
-    weights: { name: 3, tags: 1.5, description: 1, context: 0.1 },
-    b: { name: 0.5, tags: 0.5, description: 0.75, context: 0.75 },
-  },
-  appContext: 0.4,
-  lexicalWeight: 1,
-  vectorWeight: 0.25,
-  vectorCandidates: 100,
-  exactVectorLimit: 3000,
-  expansion: DEFAULT_EXPANSION,
-};
-
-/** Candidates the approximate vector search and the lexical side each bring, above the exact limit. */
-const APPROXIMATE_CANDIDATES = 250;
+export {
+  DEFAULT_ENGINE_OPTIONS,
+  type AppFilter,
+  type EngineApp,
+  type EngineApps,
+  type EngineDocuments,
+  type EngineFunction,
+  type EngineFunctions,
+  type EngineOptions,
+  type FunctionFilter,
+  type Hit,
+  type RankRequest,
+} from './engine-inputs.js';
 
 /**
  * Lexical matches that are ranked by score; weaker matches follow with the unrelated documents, by
@@ -133,12 +40,6 @@ const RANKED_MATCHES = 1000;
 
 /** Apps scoring below this share of the best app's score give their functions no context score. */
 const APP_CONTEXT_CUTOFF = 0.1;
-
-/** Relevance per document id, and the ids with a positive value (each once). */
-interface Scores {
-  values: Float32Array;
-  ids: number[];
-}
 
 /** The `RANKED_MATCHES` best scores; the others are dropped (set to 0). */
 function strongest(scores: Scores): Scores {
@@ -186,7 +87,7 @@ export class SearchEngine {
   private readonly appIndex: LexicalIndex;
   private readonly functionIndex: LexicalIndex;
   private spelling?: SpellingIndex;
-  private vectorIndexes?: { apps: VectorIndex; functions: VectorIndex };
+  private readonly vectorSide: VectorSide;
 
   constructor(
     private readonly apps: EngineApps,
@@ -219,6 +120,7 @@ export class SearchEngine {
       }
     }
     this.appIndex = new LexicalIndex(apps.terms, SEARCH_FIELDS, options.appFields);
+    this.vectorSide = new VectorSide(apps.vectors, functions.vectors, this.functionApp, options);
     this.functionIndex = new LexicalIndex(functions.terms, SEARCH_FIELDS, options.functionFields);
   }
 
@@ -365,8 +267,7 @@ export class SearchEngine {
       }
       lexical = strongest({ values, ids });
     }
-    const candidates = this.vectorCandidates('functions', request.vector, allowed, lexical);
-    return this.fuse(lexical, this.similarities(candidates, this.functions, request.vector), n);
+    return this.fuse(lexical, this.vectorSide.functionSimilarities(request.vector, allowed, lexical), n);
   }
 
   private scoreApps(request: RankRequest, allowed: Uint8Array): Scores {
@@ -377,120 +278,7 @@ export class SearchEngine {
       const ids = this.appIndex.score(this.query(request.intent), values, allowed);
       lexical = strongest({ values, ids });
     }
-    return this.fuse(lexical, this.appSimilarities(request.vector, allowed, lexical), n);
-  }
-
-  /**
-   * An app is as similar to the intent as its own text or its most similar function, whichever is
-   * closer: one vector cannot summarise an app of fifty functions, its functions can.
-   */
-  private appSimilarities(
-    vector: Float32Array | undefined,
-    allowedApps: Uint8Array,
-    lexical: Scores | undefined,
-  ): Map<number, number> {
-    const out = new Map<number, number>();
-    if (!vector) {
-      return out;
-    }
-    const allowedFunctions = new Uint8Array(this.functionCount);
-    for (let id = 0; id < this.functionCount; id++) {
-      const appId = this.functionApp[id];
-      if (appId >= 0 && allowedApps[appId]) {
-        allowedFunctions[id] = 1;
-      }
-    }
-    const best = new Map<number, number>();
-    const consider = (appId: number, value: number) => {
-      if (value >= this.options.minSimilarity && value > (best.get(appId) ?? -Infinity)) {
-        best.set(appId, value);
-      }
-    };
-    for (const [id, value] of this.exactSimilarities(
-      this.vectorCandidates('apps', vector, allowedApps, lexical),
-      this.apps.vectors,
-      vector,
-    )) {
-      consider(id, value);
-    }
-    const functionIds = this.vectorCandidates('functions', vector, allowedFunctions);
-    for (const [id, value] of this.exactSimilarities(functionIds, this.functions.vectors, vector)) {
-      consider(this.functionApp[id], value);
-    }
-    const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, this.options.vectorCandidates);
-    for (const [id, value] of ranked) {
-      out.set(id, value);
-    }
-    return out;
-  }
-
-  /**
-   * The documents whose similarity is computed: all allowed ones when they are few enough; else the
-   * candidates of the approximate vector search plus the best lexical matches.
-   */
-  private vectorCandidates(
-    kind: 'apps' | 'functions',
-    vector: Float32Array | undefined,
-    allowed: Uint8Array,
-    lexical?: Scores,
-  ): number[] {
-    if (!vector) {
-      return [];
-    }
-    let count = 0;
-    for (let id = 0; id < allowed.length; id++) {
-      count += allowed[id];
-    }
-    if (count <= this.options.exactVectorLimit) {
-      const all: number[] = [];
-      for (let id = 0; id < allowed.length; id++) {
-        if (allowed[id]) {
-          all.push(id);
-        }
-      }
-      return all;
-    }
-    const chosen = new Set(this.vectors()[kind].candidates(vector, allowed, APPROXIMATE_CANDIDATES));
-    if (lexical) {
-      for (const id of topByScore(lexical.ids, lexical.values, APPROXIMATE_CANDIDATES)) {
-        chosen.add(id);
-      }
-    }
-    return [...chosen];
-  }
-
-  private vectors(): { apps: VectorIndex; functions: VectorIndex } {
-    this.vectorIndexes ??= {
-      apps: new VectorIndex(this.apps.vectors),
-      functions: new VectorIndex(this.functions.vectors),
-    };
-    return this.vectorIndexes;
-  }
-
-  /** Exact cosine similarity (vectors are unit length) of the candidates that have an embedding of the query's size. */
-  private exactSimilarities(candidates: number[], vectors: EmbeddingTable, vector: Float32Array): [number, number][] {
-    if (vectors.dimensions !== vector.length) {
-      return [];
-    }
-    const ids = candidates.filter((id) => vectors.has(id));
-    const values = vectors.similarities(ids, vector);
-    return ids.map((id, k) => [id, values[k]]);
-  }
-
-  /** The `vectorCandidates` most similar candidates at or above the similarity floor. */
-  private similarities(
-    candidates: number[],
-    docs: EngineDocuments,
-    vector: Float32Array | undefined,
-  ): Map<number, number> {
-    if (!vector) {
-      return new Map();
-    }
-    const scored = this.exactSimilarities(candidates, docs.vectors, vector).filter(
-      ([, value]) => value >= this.options.minSimilarity,
-    );
-    scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-    return new Map(scored.slice(0, this.options.vectorCandidates));
+    return this.fuse(lexical, this.vectorSide.appSimilarities(request.vector, allowed, lexical), n);
   }
 
   /**
