@@ -106,7 +106,7 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'word
   },
   appContext: 0.4,
   lexicalWeight: 1,
-  vectorWeight: 0.25,
+  vectorWeight: 0.4,
   vectorCandidates: 100,
   exactVectorLimit: 3000,
   expansion: DEFAULT_EXPANSION,
