@@ -7,20 +7,18 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY libs ./libs
 COPY src ./src
 RUN npm run build
-# The offline word vectors' compact file (11 MB), built here from the optional package (300 MB) that the
-# image itself leaves out.
-RUN node -e "import('./dist/src/search/embeddings/word-vectors.js').then((m) => m.loadWordVectors()).then((v) => { if (!v) process.exit(1); })"
 
 FROM node:20-bookworm-slim
-# --build-arg LOCAL_EMBEDDINGS=true keeps @huggingface/transformers (~470 MB) for EMBEDDINGS_PROVIDER=local.
+# --build-arg LOCAL_EMBEDDINGS=true adds @huggingface/transformers (~470 MB) for EMBEDDINGS_PROVIDER=local.
 ARG LOCAL_EMBEDDINGS=false
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN if [ "$LOCAL_EMBEDDINGS" = true ]; then omit=""; else omit="--omit=optional"; fi \
-  && ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev $omit --no-audit --no-fund && npm cache clean --force
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev --no-audit --no-fund \
+  && if [ "$LOCAL_EMBEDDINGS" = true ]; then npm install --no-save --no-audit --no-fund @huggingface/transformers@4.3.1; fi \
+  && npm cache clean --force
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/node_modules/.cache/patchbay ./node_modules/.cache/patchbay
+COPY assets ./assets
 COPY src/catalog/starter ./src/catalog/starter
 VOLUME /data
 EXPOSE 8000

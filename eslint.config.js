@@ -11,7 +11,7 @@ const COMPOSITION = ['src/{main,cli.module,api-app,api.module,feature-modules,en
 const CODE = ['**/*.ts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'dist-lab/**', 'lab/**', 'node_modules/**', 'data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
   { files: CODE, ...js.configs.recommended },
   ...tseslint.configs.recommendedTypeChecked.map((config) => ({ files: CODE, ...config })),
   {

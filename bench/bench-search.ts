@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const sizes = (process.env.BENCH_SIZES ?? '1,10,100').split(',').map(Number);
   const databases = (process.env.BENCH_DATABASES ?? 'embedded,postgres').split(',');
   const intents = readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl'));
-  // EMBEDDINGS_* of the caller's environment reach the service (e.g. EMBEDDINGS_SENTENCE_ENCODER=use-lite).
+  // EMBEDDINGS_* of the caller's environment reach the service (e.g. EMBEDDINGS_PROVIDER=openai …).
   const embeddings = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => key.startsWith('EMBEDDINGS_')),
   ) as Record<string, string>;

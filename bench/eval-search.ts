@@ -1,30 +1,18 @@
 /**
- * `npm run eval:search`: retrieval quality of intent search on the ACI catalogue.
+ * `npm run eval:search`: retrieval quality of intent search.
  *
- * Imports ../shared/catalogs/aci into a fresh embedded database with the real command line, starts
- * the real service once per ranking mode (SEARCH_RANKING, an internal setting), sends every line of
- * ../shared/eval/{functions,apps}-dev.jsonl through the HTTP API and prints recall@1, recall@5, MRR
- * and latency. `hybrid` is what the service does; `bm25` (plain BM25 over all the text, words as
- * typed) and `vector` (embedding similarity alone) are the baselines; `lexical` is hybrid without
- * the vectors. Extra environment (e.g. EMBEDDINGS_PROVIDER=openai …) is passed to the service.
- *
- * Then, in process (bench/cross-validate.ts, the offline embedding only), the same rankings with the
- * settings chosen by 5-fold cross-validation next to the in-sample figures, and per-field ablations.
+ * 1. In process (bench/search-quality.ts, through src/search/index.ts): the dev, users' and
+ *    within-app sets for the default ranking and the baselines (plain BM25, lexical only, vector
+ *    only), in-sample and 5-fold cross-validated over all the sets together, each set reported apart.
+ * 2. Through HTTP, unless EVAL_HTTP=0: the ACI catalogue imported with the real command line into a
+ *    fresh embedded database, the real service started, every line of the dev and users' sets sent to
+ *    the search endpoints; the figures must equal the in-process default's (same code, same data).
+ *    Extra environment (EMBEDDINGS_PROVIDER=openai …) is passed to the service.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createEvaluator,
-  crossValidate,
-  type Evaluator,
-  figures,
-  FOLDS,
-  grid,
-  rankCache,
-  type Setting,
-} from './cross-validate.js';
-import { SEARCH_FIELDS } from '../src/search/search-document.js';
+import { createEvaluator, crossValidate, figures, FOLDS, grid, type Ranks, SETS } from './search-quality.js';
 import {
   type EvalLine,
   getJson,
@@ -37,46 +25,41 @@ import {
   table,
 } from './support.js';
 
-const MODES = ['hybrid', 'bm25', 'vector', 'lexical'] as const;
+const three = (rr: number[]) => {
+  const m = figures(rr);
+  return [m.recall1.toFixed(3), m.recall5.toFixed(3), m.mrr.toFixed(3)];
+};
 
-interface Metrics {
-  recall1: number;
-  recall5: number;
-  mrr: number;
-  p50: number;
-  p95: number;
-}
-
-async function evaluate(url: string, apiKey: string, kind: 'apps' | 'functions', lines: EvalLine[]): Promise<Metrics> {
-  let hits1 = 0;
-  let hits5 = 0;
-  let reciprocal = 0;
-  const latencies: number[] = [];
-  for (const line of lines) {
-    const { body, ms } = await getJson<{ name: string }[]>(searchUrl(url, kind, { intent: line.intent }), apiKey);
-    latencies.push(ms);
-    const rank = body.findIndex((item) => line.expected.includes(item.name));
-    if (rank === 0) {
-      hits1++;
+async function inProcess(): Promise<void> {
+  const started = performance.now();
+  const evaluator = await createEvaluator();
+  const rows: (string | number)[][] = [];
+  const families = grid();
+  const cvRows = (family: string, inSample: Ranks, heldOut: Ranks, count: number) => {
+    for (const set of SETS) {
+      rows.push([set, family, count, ...three(inSample[set]), ...three(heldOut[set])]);
     }
-    if (rank >= 0 && rank < 5) {
-      hits5++;
-    }
-    if (rank >= 0) {
-      reciprocal += 1 / (rank + 1);
+  };
+  for (const [family, settings] of Object.entries(families)) {
+    const cv = crossValidate(settings, evaluator);
+    cvRows(family === 'hybrid' ? '**default**' : family, cv.bestRanks, cv.heldOut, settings.length);
+    if (family === 'hybrid') {
+      console.log(`default: best setting on all lines: ${cv.best.label}`);
+      cv.chosen.forEach((setting, k) => console.log(`  chosen without fold ${k}: ${setting.label}`));
     }
   }
-  const n = lines.length;
-  return {
-    recall1: hits1 / n,
-    recall5: hits5 / n,
-    mrr: reciprocal / n,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-  };
+  rows.sort((a, b) => SETS.indexOf(a[0] as never) - SETS.indexOf(b[0] as never));
+  console.log(
+    `\nIn process${evaluator.hasWordVectors ? ', offline embedding with word vectors' : ', hashed vectors only'}: ` +
+      `the best of each ranking's settings on all lines (in-sample) and chosen on ${FOLDS - 1} folds of all the sets, ` +
+      `scored on the fifth (${FOLDS}-fold CV); ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
+  console.log(table(['set', 'ranking', 'settings', 'in-sample R@1', 'R@5', 'MRR', 'CV R@1', 'CV R@5', 'CV MRR'], rows));
+  const sizes = SETS.map((set) => `${set} ${evaluator.lines[set].length}`).join(', ');
+  console.log(`\nLines: ${sizes}.`);
 }
 
-async function main(): Promise<void> {
+async function overHttp(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-eval-'));
   const passthrough = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => key.startsWith('EMBEDDINGS_')),
@@ -89,94 +72,40 @@ async function main(): Promise<void> {
     const { api_key: apiKey } = JSON.parse(await patchbay(['projects', 'create', '--name', 'eval', '--json'], env)) as {
       api_key: string;
     };
-    const sets = {
-      functions: readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl')),
-      apps: readJsonl(join(SHARED, 'eval', 'apps-dev.jsonl')),
-    };
+    const service = await startService(env);
     const rows: (string | number)[][] = [];
-    for (const mode of MODES) {
-      const service = await startService({ ...env, SEARCH_RANKING: mode });
-      try {
-        // The first search loads the index into memory; it is not an intent of the sets.
-        await getJson(searchUrl(service.url, 'functions', { intent: 'warm up' }), apiKey);
-        for (const kind of ['functions', 'apps'] as const) {
-          const m = await evaluate(service.url, apiKey, kind, sets[kind]);
-          rows.push([
-            `${kind}-dev.jsonl (${sets[kind].length})`,
-            mode === 'hybrid' ? '**hybrid** (default)' : mode,
-            m.recall1.toFixed(3),
-            m.recall5.toFixed(3),
-            m.mrr.toFixed(3),
-            m.p50.toFixed(1),
-            m.p95.toFixed(1),
-          ]);
+    try {
+      await getJson(searchUrl(service.url, 'functions', { intent: 'warm up' }), apiKey);
+      for (const set of ['functions-dev', 'functions-users', 'apps-dev', 'apps-users']) {
+        const kind = set.startsWith('apps') ? 'apps' : 'functions';
+        const lines: EvalLine[] = readJsonl(join(SHARED, 'eval', `${set}.jsonl`));
+        const rr: number[] = [];
+        const latencies: number[] = [];
+        for (const line of lines) {
+          const { body, ms } = await getJson<{ name: string }[]>(
+            searchUrl(service.url, kind, { intent: line.intent }),
+            apiKey,
+          );
+          latencies.push(ms);
+          const rank = body.findIndex((item) => line.expected.includes(item.name));
+          rr.push(rank >= 0 ? 1 / (rank + 1) : 0);
         }
-      } finally {
-        await service.stop();
+        rows.push([set, ...three(rr), percentile(latencies, 50).toFixed(1)]);
       }
+    } finally {
+      await service.stop();
     }
-    rows.sort((a, b) => String(a[0]).localeCompare(String(b[0])) * -1);
-    const provider = passthrough.EMBEDDINGS_PROVIDER ?? 'offline';
-    console.log(`Search quality on the ACI catalogue (98 apps, 987 functions), embeddings: ${provider}`);
-    console.log(`Catalogue import with search index and embeddings: ${importSeconds.toFixed(1)} s\n`);
-    console.log(table(['eval set', 'ranking', 'recall@1', 'recall@5', 'MRR', 'p50 ms', 'p95 ms'], rows));
-    if (provider === 'offline') {
-      await crossValidated();
-    }
+    console.log(
+      `\nThrough HTTP, ${passthrough.EMBEDDINGS_PROVIDER ?? 'offline'} embeddings (ACI catalogue import with search ` +
+        `index and embeddings: ${importSeconds.toFixed(1)} s)\n`,
+    );
+    console.log(table(['set', 'recall@1', 'recall@5', 'MRR', 'p50 ms'], rows));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-const three = (rr: number[]) => {
-  const m = figures(rr);
-  return [m.recall1.toFixed(3), m.recall5.toFixed(3), m.mrr.toFixed(3)];
-};
-
-/** The in-process tables: cross-validated figures per ranking, then the ablations of the default. */
-async function crossValidated(): Promise<void> {
-  const evaluator: Evaluator = await createEvaluator();
-  const families = grid(evaluator.hasWordVectors, evaluator.encoderId);
-  const cache = rankCache(evaluator);
-  const rows: (string | number)[][] = [];
-  let chosen: Setting | undefined;
-  for (const [family, settings] of Object.entries(families)) {
-    const ranks = new Map(settings.map((setting) => [setting, cache(setting)]));
-    const cv = crossValidate(settings, ranks);
-    const label = family === 'hybrid' ? '**hybrid** (default)' : family;
-    rows.push(['functions', label, settings.length, ...three(cv.bestRanks.functions), ...three(cv.functions)]);
-    rows.push(['apps', label, settings.length, ...three(cv.bestRanks.apps), ...three(cv.apps)]);
-    if (family === 'hybrid') {
-      chosen = cv.best;
-      console.log(`\nhybrid: best setting on all lines: ${cv.best.label}`);
-      cv.chosen.forEach((setting, k) => console.log(`  chosen on the folds other than ${k}: ${setting.label}`));
-    }
-  }
-  rows.sort((a, b) => String(b[0]).localeCompare(String(a[0])));
-  console.log(
-    `\nIn process, offline embedding${evaluator.hasWordVectors ? ' with word vectors' : ''}: the best of ` +
-      `each ranking's settings on all lines (in-sample) and chosen on ${FOLDS - 1} folds, scored on the fifth (${FOLDS}-fold CV)` +
-      `${evaluator.encoderId ? `; sentence encoder ${evaluator.encoderId}` : ''}\n`,
-  );
-  console.log(table(['set', 'ranking', 'settings', 'in-sample R@1', 'R@5', 'MRR', 'CV R@1', 'CV R@5', 'CV MRR'], rows));
-  if (!chosen) {
-    return;
-  }
-  // Ablations of the chosen hybrid setting: one lexical field off, or the vectors' word-vector part off.
-  const ablations: [string, Setting, Partial<Record<(typeof SEARCH_FIELDS)[number], number>>][] = [
-    ['hybrid as chosen', chosen, {}],
-    ...SEARCH_FIELDS.map(
-      (field) => [`without the ${field} field`, chosen, { [field]: 0 }] as [string, Setting, Record<string, number>],
-    ),
-    ['without the word vectors (hashed only)', { ...chosen, embedding: { ...chosen.embedding, semanticShare: 0 } }, {}],
-    ['word vectors only (no hashed features)', { ...chosen, embedding: { ...chosen.embedding, semanticShare: 1 } }, {}],
-  ];
-  const ablationRows = ablations.map(([label, setting, fields]) => {
-    const r = evaluator.reciprocalRanks(setting, fields);
-    return [label, ...three(r.functions), ...three(r.apps)];
-  });
-  console.log('\nAblations of the default (in-sample)\n');
-  console.log(table(['ranking', 'functions R@1', 'R@5', 'MRR', 'apps R@1', 'R@5', 'MRR'], ablationRows));
+await inProcess();
+if (process.env.EVAL_HTTP !== '0') {
+  await overHttp();
 }
-
-await main();

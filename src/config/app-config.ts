@@ -6,10 +6,6 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export const EMBEDDINGS_PROVIDERS = ['offline', 'openai', 'local'] as const;
 export type EmbeddingsProviderName = (typeof EMBEDDINGS_PROVIDERS)[number];
-export const SENTENCE_ENCODERS = ['none', 'use-lite'] as const;
-
-/** Orders of search results for an intent (see src/search/search-engine.ts); only `hybrid` is meant for use. */
-const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -230,12 +226,6 @@ export class AppConfig {
   @IsString()
   EMBEDDINGS_API_KEY?: string;
 
-  @Setting(
-    "`use-lite` (with `offline` only): add Universal Sentence Encoder lite's vector from optional packages (model weights, `onnxruntime-node`), no network; without the packages the service logs it and searches as with `none`",
-  )
-  @IsIn(SENTENCE_ENCODERS)
-  EMBEDDINGS_SENTENCE_ENCODER: (typeof SENTENCE_ENCODERS)[number] = 'none';
-
   @Setting('Vector size to ask the endpoint for (models that support shortening, such as text-embedding-3-*)')
   @IsOptional()
   @Transform(toInt)
@@ -340,12 +330,6 @@ export class AppConfig {
   })
   TRUST_PROXY?: string;
 
-  @Setting(
-    "Internal: the order of intent searches. `hybrid`; `lexical`, `bm25` and `vector` exist for the search evaluation's baselines",
-  )
-  @IsIn(SEARCH_RANKINGS)
-  SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';
-
   get embedded(): boolean {
     return !this.DATABASE_URL;
   }
@@ -360,11 +344,6 @@ function embeddingsProblems(config: AppConfig): string[] {
   if (!EMBEDDINGS_PROVIDERS.includes(config.EMBEDDINGS_PROVIDER)) {
     // Already reported as an invalid value.
     return [];
-  }
-  if (config.EMBEDDINGS_PROVIDER !== 'offline' && config.EMBEDDINGS_SENTENCE_ENCODER !== 'none') {
-    return [
-      `EMBEDDINGS_SENTENCE_ENCODER=${config.EMBEDDINGS_SENTENCE_ENCODER} applies to EMBEDDINGS_PROVIDER=offline only`,
-    ];
   }
   switch (config.EMBEDDINGS_PROVIDER) {
     case 'offline':

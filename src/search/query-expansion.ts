@@ -1,8 +1,7 @@
 import type { QueryTerm } from './lexical-index.js';
-import { stem, tokens } from './text-analysis.js';
+import { stem, tokens, words } from './text-analysis.js';
 import { lowerBound } from './sorted.js';
 import type { WordNet } from './wordnet.js';
-import type { NeighbourOptions, WordNeighbours } from './word-neighbours.js';
 
 /** How much an expansion counts next to a word the user typed. */
 export interface ExpansionWeights {
@@ -14,9 +13,49 @@ export interface ExpansionWeights {
   synonym: number;
   /** An index term that starts or ends with a typed word ("screen" → screenshot, "reddit" → subreddit). */
   compound: number;
+  /** Another verb of the action class a typed word belongs to ("show" → get, list, retrieve…). */
+  action: number;
 }
 
-export const DEFAULT_EXPANSION: ExpansionWeights = { glued: 1, typo: 0.8, synonym: 0.35, compound: 0.5 };
+export const DEFAULT_EXPANSION: ExpansionWeights = { glued: 1, typo: 0.8, synonym: 0.35, compound: 0.5, action: 0.5 };
+
+/**
+ * The actions an API operation performs, each with the words catalogues name it by (first) and the
+ * everyday words people ask for it with. A typed word of a class brings the class's catalogue words
+ * as weighted terms: "show me every planet" reaches "list", "take it off" reaches "delete". Classes
+ * of API operations (read, list, create, update, delete, search, send, add a member), not of any intent.
+ */
+export const ACTION_CLASSES: readonly (readonly string[])[] = [
+  [
+    'get',
+    'retrieve',
+    'fetch',
+    'read',
+    'show',
+    'view',
+    'see',
+    'display',
+    'look',
+    'open',
+    'check',
+    'describe',
+    'details',
+  ],
+  ['list', 'all', 'every', 'browse', 'enumerate', 'show'],
+  ['create', 'add', 'new', 'make', 'start', 'register', 'insert', 'generate', 'set', 'setup', 'book'],
+  ['update', 'edit', 'change', 'modify', 'rename', 'patch', 'adjust', 'fix', 'correct', 'replace', 'set', 'move'],
+  ['delete', 'remove', 'drop', 'erase', 'discard', 'clear', 'destroy', 'purge', 'trash', 'rid', 'revoke', 'cancel'],
+  ['search', 'find', 'query', 'lookup', 'filter', 'locate', 'discover', 'look'],
+  ['send', 'post', 'email', 'mail', 'message', 'notify', 'share', 'publish', 'deliver', 'forward', 'submit'],
+  ['invite', 'add', 'join', 'include', 'assign', 'attach', 'append'],
+];
+
+const ACTION_CLASSES_BY_WORD = new Map<string, (readonly string[])[]>();
+for (const members of ACTION_CLASSES) {
+  for (const word of members) {
+    ACTION_CLASSES_BY_WORD.set(word, [...(ACTION_CLASSES_BY_WORD.get(word) ?? []), members]);
+  }
+}
 
 /** Shortest typed word looked up as part of a compound, and the least a compound adds to it. */
 const COMPOUND_MIN_LENGTH = 4;
@@ -133,8 +172,8 @@ export interface Vocabulary {
 
 /**
  * The weighted terms of an intent: its own stems, glued pairs of adjacent words the index knows,
- * corrections of words it does not know, WordNet synonyms that occur in the catalogue and, with word
- * vectors, the index terms nearest to each word. A term reached several ways keeps its highest weight.
+ * corrections of words it does not know, WordNet synonyms that occur in the catalogue and the
+ * catalogue words of the actions it asks for. A term reached several ways keeps its highest weight.
  */
 export function expandQuery(
   intent: string,
@@ -142,7 +181,6 @@ export function expandQuery(
   spelling: SpellingIndex | undefined,
   wordnet: WordNet | undefined,
   weights: ExpansionWeights = DEFAULT_EXPANSION,
-  neighbours?: { index: WordNeighbours; options: NeighbourOptions },
 ): QueryTerm[] {
   const terms = new Map<number, number>();
   const add = (term: string, weight: number) => {
@@ -172,10 +210,14 @@ export function expandQuery(
         add(stem(related.word), weights.synonym * related.weight);
       }
     }
-    if (neighbours && neighbours.options.weight > 0 && !/\d/.test(token.word)) {
-      const { count, minSimilarity, weight } = neighbours.options;
-      for (const near of neighbours.index.of(token.word, token.stem, count, minSimilarity)) {
-        add(near.term, weight * near.similarity);
+  }
+  if (weights.action > 0) {
+    // Stop words count here: "all", "every" and "off" say what to do.
+    for (const word of words(intent, false)) {
+      for (const members of ACTION_CLASSES_BY_WORD.get(word) ?? []) {
+        for (const member of members) {
+          add(stem(member), weights.action);
+        }
       }
     }
   }

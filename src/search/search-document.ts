@@ -17,14 +17,17 @@ export interface FunctionText {
   description: string;
   tags: string[];
   parameters: Record<string, unknown>;
+  /** A REST function's method and path (others: absent). */
+  protocol_data?: { method?: unknown; path?: unknown } | null;
 }
 
 /**
  * The text fields search ranks on. `name`: the item's own name; `app`: its app's names (for an app,
  * empty); `tags`: tags or categories; `description`; `params`: parameter names; `context`: the
- * surroundings (an app's function names, a function's app description and categories).
+ * surroundings (an app's function names, a function's app description and categories); `operation`:
+ * what a REST function does by its method and path ("list voices" for GET /v1/voices).
  */
-export const SEARCH_FIELDS = ['name', 'app', 'tags', 'description', 'params', 'context'] as const;
+export const SEARCH_FIELDS = ['name', 'app', 'tags', 'description', 'params', 'context', 'operation'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 export interface SearchDocument {
@@ -63,6 +66,7 @@ export function appDocument(app: AppText, functions: FunctionSummaryText[]): Sea
     description: app.description,
     params: '',
     context: functions.map((fn) => `${functionLocalName(fn.name)} ${fn.tags.join(' ')} ${fn.description}`).join(' '),
+    operation: '',
   };
   // Function names tell what the app does in the words agents use; capped so the text stays short.
   const names = functions.slice(0, 40).map((fn) => functionLocalName(fn.name).toLowerCase());
@@ -84,9 +88,29 @@ export function functionDocument(fn: FunctionText, app: AppText): SearchDocument
     description: fn.description,
     params: parameterNames(fn.parameters).join(' '),
     context: `${app.categories.join(' ')} ${app.description}`,
+    operation: operationText(fn.protocol_data),
   };
   const embedding = `${app.display_name} ${local.toLowerCase()}: ${fn.description}`;
   return finish('function', fn.name, fn.app_name, fields, embedding);
+}
+
+/**
+ * The action a REST method performs on its path, in the words catalogues name actions by: GET on a
+ * collection lists it, GET on an item (the path ends with a parameter) gets it, POST creates, PUT and
+ * PATCH update, DELETE deletes. Then the path's literal segments: GET /v1/voices → "list v1 voices".
+ */
+export function operationText(protocol: FunctionText['protocol_data']): string {
+  const method = typeof protocol?.method === 'string' ? protocol.method.toUpperCase() : '';
+  const path = typeof protocol?.path === 'string' ? protocol.path : '';
+  if (!method || !path) {
+    return '';
+  }
+  const segments = path.split(/[/?&=.]+/).filter(Boolean);
+  const item = /^\{.*\}$/.test(segments[segments.length - 1] ?? '');
+  const action = { GET: item ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' }[
+    method
+  ];
+  return [action ?? '', ...segments.filter((segment) => !segment.startsWith('{'))].join(' ').trim();
 }
 
 function finish(

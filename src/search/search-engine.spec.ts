@@ -44,7 +44,6 @@ const engine = SearchEngine.fromItems(
 
 const request = (intent: string, page: Partial<RankRequest> = {}): RankRequest => ({
   intent,
-  mode: 'lexical',
   offset: 0,
   limit: 10,
   ...page,
@@ -98,9 +97,9 @@ describe('SearchEngine (lexical side, without vectors)', () => {
   });
 });
 
-describe('SearchEngine (fusion alternatives measured by bench/cross-validate.ts)', () => {
+describe('SearchEngine (score fusion of the lexical and vector sides)', () => {
   // Two-dimensional embeddings: the intent's vector [1, 0] is nearest to FILER__DELETE_FILE, then
-  // FILER__LIST_FOLDERS; the MAILER app (not its functions) points the same way.
+  // FILER__LIST_FOLDERS.
   const functionVectors: Record<string, number[]> = {
     FILER__DELETE_FILE: [1, 0],
     FILER__LIST_FOLDERS: [0.9, 0.436],
@@ -132,31 +131,76 @@ describe('SearchEngine (fusion alternatives measured by bench/cross-validate.ts)
     );
   const vector = Float32Array.from([1, 0]);
 
-  it('reciprocal rank fusion puts first what both rankings place high; without the vector side it is the lexical order', () => {
-    const hybrid = request('upload a file', { mode: 'hybrid', vector });
-    expect(names(build({ fusion: 'rrf', vectorWeight: 1 }).rankFunctions(hybrid, {}))[0]).toBe('FILER__DELETE_FILE');
-    expect(names(build({ fusion: 'rrf', vectorWeight: 0 }).rankFunctions(hybrid, {}))[0]).toBe('FILER__UPLOAD_FILE');
+  it('adds the weighted similarity to the lexical score, each divided by its best', () => {
+    const query = request('upload a file', { vector });
+    expect(names(build({ vectorWeight: 0 }).rankFunctions(query, {}))[0]).toBe('FILER__UPLOAD_FILE');
+    expect(names(build({ vectorWeight: 2 }).rankFunctions(query, {})).slice(0, 3)).toEqual([
+      'FILER__DELETE_FILE',
+      'FILER__LIST_FOLDERS',
+      'FILER__UPLOAD_FILE',
+    ]);
   });
 
-  it('z-score fusion weighs each side by how far its candidates stand apart, not by its best score', () => {
-    const hybrid = request('upload a file', { mode: 'hybrid', vector });
-    const order = (fusion: 'score' | 'zscore', vectorWeight: number) =>
-      names(build({ fusion, vectorWeight }).rankFunctions(hybrid, {}));
-    // The vector side has two candidates (DELETE_FILE 1, LIST_FOLDERS 0.9). Divided by its best, LIST_FOLDERS
-    // gets 0.89 of the weight and UPLOAD_FILE (no similarity) 0; standardised, LIST_FOLDERS is one standard
-    // deviation under the mean, as low as a document missing from that side, so the lexical order decides.
-    expect(order('score', 1).slice(0, 3)).toEqual(['FILER__DELETE_FILE', 'FILER__LIST_FOLDERS', 'FILER__UPLOAD_FILE']);
-    expect(order('zscore', 1).slice(0, 3)).toEqual(['FILER__UPLOAD_FILE', 'FILER__DELETE_FILE', 'FILER__LIST_FOLDERS']);
-    expect(order('zscore', 2)[0]).toBe('FILER__DELETE_FILE');
-    // The mail functions match neither side (no word, similarity below the floor): last, by name.
-    expect(order('zscore', 2).slice(3)).toEqual(['MAILER__SEND_EMAIL', 'MAILER__TRASH_MESSAGE']);
+  it('ranks by similarity alone when the lexical weight is 0, the unrelated last by name', () => {
+    const order = names(
+      build({ lexicalWeight: 0, vectorWeight: 1 }).rankFunctions(request('upload a file', { vector }), {}),
+    );
+    expect(order).toEqual([
+      'FILER__DELETE_FILE',
+      'FILER__LIST_FOLDERS',
+      'FILER__UPLOAD_FILE',
+      'MAILER__SEND_EMAIL',
+      'MAILER__TRASH_MESSAGE',
+    ]);
+  });
+});
+
+describe('SearchEngine (actions)', () => {
+  const pets = { name: 'PETS', display_name: 'Pets', description: 'A pet store', categories: ['Shop'] };
+  const operations = [
+    { name: 'PETS__OP_A', method: 'GET', path: '/pets', description: 'Pets' },
+    { name: 'PETS__OP_B', method: 'GET', path: '/pets/{id}', description: 'A pet' },
+    { name: 'PETS__OP_C', method: 'POST', path: '/pets', description: 'A pet' },
+    { name: 'PETS__OP_D', method: 'DELETE', path: '/pets/{id}', description: 'A pet' },
+  ];
+  const build = (expansion: typeof DEFAULT_ENGINE_OPTIONS.expansion) =>
+    SearchEngine.fromItems(
+      [{ ...pets, visible: true, terms: pack(analyseFields(appDocument(pets, []).fields)) }],
+      operations.map((op) => ({
+        name: op.name,
+        app_name: 'PETS',
+        description: op.description,
+        visible: true,
+        terms: pack(
+          analyseFields(
+            functionDocument(
+              {
+                ...op,
+                app_name: 'PETS',
+                tags: [],
+                parameters: {},
+                protocol_data: { method: op.method, path: op.path },
+              },
+              pets,
+            ).fields,
+          ),
+        ),
+      })),
+      dictionary,
+      { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0, expansion },
+    );
+
+  it("reads a REST function's action from its method and path, and the intent's from its everyday verbs", () => {
+    const engine = build(DEFAULT_ENGINE_OPTIONS.expansion);
+    const first = (intent: string) => names(engine.rankFunctions(request(intent), {}))[0];
+    expect(first('show me every pet')).toBe('PETS__OP_A');
+    expect(first('erase that pet')).toBe('PETS__OP_D');
+    expect(first('make a new pet')).toBe('PETS__OP_C');
   });
 
-  it("gives functions a share of their app's vector similarity when asked to", () => {
-    const query = request('zzz', { mode: 'vector', vector });
-    const without = names(build({}).rankFunctions(query, {}));
-    expect(without.slice(0, 2)).toEqual(['FILER__DELETE_FILE', 'FILER__LIST_FOLDERS']);
-    const lifted = names(build({ appVectorContext: 2 }).rankFunctions(query, {}));
-    expect(lifted.slice(0, 2).sort()).toEqual(['MAILER__SEND_EMAIL', 'MAILER__TRASH_MESSAGE']);
+  it('without expansion, everyday verbs reach no action', () => {
+    const engine = build(undefined);
+    const order = names(engine.rankFunctions(request('erase the pet'), {}));
+    expect(order[0]).not.toBe('PETS__OP_D');
   });
 });

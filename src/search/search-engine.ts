@@ -1,156 +1,36 @@
-import {
-  type Bm25fParams,
-  fieldTerms,
-  LexicalIndex,
-  packIds,
-  type PackedTerms,
-  type QueryTerm,
-  TermDictionary,
-  type TermSource,
-  termSource,
-} from './lexical-index.js';
+import { LexicalIndex, type PackedTerms, type QueryTerm, TermDictionary, termSource } from './lexical-index.js';
 import { SEARCH_FIELDS } from './search-document.js';
 import { expandQuery, SpellingIndex } from './query-expansion.js';
 import { stems } from './text-analysis.js';
-import { EmbeddingTable, topByScore, VectorIndex } from './vector-index.js';
-import type { WordNet } from './wordnet.js';
-import type { WordVectors } from './embeddings/word-vectors.js';
-import { NO_NEIGHBOURS, type NeighbourOptions, WordNeighbours } from './word-neighbours.js';
-import { enablesFunction, type FunctionEnablement } from '../app-configurations/runnable.js';
+import { EmbeddingTable, topByScore } from './vector-index.js';
+import { type Scores, VectorSide } from './vector-side.js';
+import { enablesFunction } from '../app-configurations/runnable.js';
+import type {
+  AppFilter,
+  EngineApp,
+  EngineApps,
+  EngineDocuments,
+  EngineFunction,
+  EngineFunctions,
+  EngineOptions,
+  FunctionFilter,
+  Hit,
+  RankRequest,
+} from './engine-inputs.js';
 
-/**
- * How results are ordered for an intent. `hybrid` (the default) fuses field-weighted BM25 with query
- * expansion and the vector similarity; `lexical` is that BM25F part alone; `bm25` is plain BM25 over
- * all the text as one field with the words as typed; `vector` is the embedding similarity alone.
- * The last three exist to measure what each part brings (npm run eval:search).
- */
-export const RANKING_MODES = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
-export type RankingMode = (typeof RANKING_MODES)[number];
-
-/**
- * A set of documents by id, one array per property: a 100k catalogue then costs a few large arrays
- * instead of hundreds of thousands of small objects.
- */
-export interface EngineDocuments {
-  /** Sorted (by UTF-16 code units), so that an id order is a name order. */
-  names: readonly string[];
-  descriptions: readonly string[];
-  /** 1: public and active (for a function: the function itself; its app is checked separately). */
-  visible: Uint8Array;
-  /** Term ids (of the engine's dictionary) of the search fields, packed in SEARCH_FIELDS order. */
-  terms: TermSource;
-  vectors: EmbeddingTable;
-}
-
-export interface EngineApps extends EngineDocuments {
-  categories: readonly (readonly string[])[];
-}
-
-export interface EngineFunctions extends EngineDocuments {
-  /** Id of each function's app in the apps' set; -1 when the app is missing. */
-  appIds: Int32Array;
-}
-
-/** One app as `SearchEngine.fromItems` takes it (small catalogues and tests). */
-export interface EngineApp {
-  name: string;
-  description: string;
-  categories: string[];
-  visible: boolean;
-  terms: PackedTerms;
-  embedding?: Float32Array;
-}
-
-export interface EngineFunction {
-  name: string;
-  app_name: string;
-  description: string;
-  visible: boolean;
-  terms: PackedTerms;
-  embedding?: Float32Array;
-}
-
-export interface Hit {
-  name: string;
-  description: string;
-}
-
-/** What a caller may see: the filters of the request, applied before anything is ranked. */
-export interface FunctionFilter {
-  appNames?: string[];
-  /** Per app, the functions a project may run (`all` or the listed names); absent: no restriction. */
-  runnable?: Map<string, FunctionEnablement>;
-}
-
-export interface AppFilter {
-  categories?: string[];
-  /** Names of the apps the project configured; absent: no restriction. */
-  configured?: Set<string>;
-}
-
-export interface RankRequest {
-  intent: string;
-  /** The intent's embedding; needed unless the mode is `lexical` or `bm25`. */
-  vector?: Float32Array;
-  mode: RankingMode;
-  offset: number;
-  limit: number;
-}
-
-export interface EngineOptions {
-  functionFields: Bm25fParams;
-  appFields: Bm25fParams;
-  /** Share of an app's score (for the intent) that each of its functions gets: the app as context. */
-  appContext: number;
-  /** Weight of the normalised vector similarity next to the normalised lexical score. */
-  vectorWeight: number;
-  /**
-   * `score`: the two scores, each divided by its best, added (the vector side times `vectorWeight`);
-   * `rrf`: reciprocal rank fusion, 1 / (60 + rank) per side (the vector side times `vectorWeight`);
-   * `zscore`: each side standardised over its own candidates (minus their mean, over their standard
-   * deviation), added (the vector side times `vectorWeight`); a document missing from one side gets
-   * that side's lowest standardised score.
-   */
-  fusion: 'score' | 'rrf' | 'zscore';
-  /**
-   * Share of an app's vector similarity (above the floor) added to each of its functions' own: the
-   * app as context on the vector side, as `appContext` is on the lexical side. 0: none.
-   */
-  appVectorContext: number;
-  /** Documents taken from the vector side: the most similar ones. */
-  vectorCandidates: number;
-  /** Similarity under which the vector side ignores a document. */
-  minSimilarity: number;
-  /** Up to this many allowed documents, every similarity is computed; above, an approximate search picks candidates. */
-  exactVectorLimit: number;
-  /** Query expansion by word-vector neighbours (needs `wordVectors`). */
-  neighbours: NeighbourOptions;
-  wordnet?: WordNet;
-  wordVectors?: WordVectors;
-}
-
-export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'minSimilarity' | 'wordnet' | 'wordVectors'> = {
-  functionFields: {
-    k1: 1.2,
-    weights: { name: 3, app: 2, tags: 1.5, description: 1, params: 0.3, context: 0.3 },
-    b: { name: 0.5, app: 0, tags: 0.5, description: 0.75, params: 0.75, context: 0.75 },
-  },
-  appFields: {
-    k1: 1.2,
-    weights: { name: 3, tags: 1.5, description: 1, context: 0.1 },
-    b: { name: 0.5, tags: 0.5, description: 0.75, context: 0.75 },
-  },
-  appContext: 0.4,
-  vectorWeight: 0.25,
-  fusion: 'score',
-  appVectorContext: 0,
-  vectorCandidates: 100,
-  exactVectorLimit: 3000,
-  neighbours: NO_NEIGHBOURS,
-};
-
-/** Candidates the approximate vector search and the lexical side each bring, above the exact limit. */
-const APPROXIMATE_CANDIDATES = 250;
+export {
+  DEFAULT_ENGINE_OPTIONS,
+  type AppFilter,
+  type EngineApp,
+  type EngineApps,
+  type EngineDocuments,
+  type EngineFunction,
+  type EngineFunctions,
+  type EngineOptions,
+  type FunctionFilter,
+  type Hit,
+  type RankRequest,
+} from './engine-inputs.js';
 
 /**
  * Lexical matches that are ranked by score; weaker matches follow with the unrelated documents, by
@@ -160,21 +40,6 @@ const RANKED_MATCHES = 1000;
 
 /** Apps scoring below this share of the best app's score give their functions no context score. */
 const APP_CONTEXT_CUTOFF = 0.1;
-
-/** The rank constant of reciprocal rank fusion (Cormack et al. 2009). */
-const RRF_K = 60;
-
-/** Apps, most similar first, whose vector similarity flows to their functions (`appVectorContext`). */
-const APP_VECTOR_CONTEXT_APPS = 3;
-
-/** Plain BM25: every field as one, no weights, the words as typed. */
-const PLAIN_BM25: Bm25fParams = { k1: 1.2, weights: { all: 1 }, b: { all: 0.75 } };
-
-/** Relevance per document id, and the ids with a positive value (each once). */
-interface Scores {
-  values: Float32Array;
-  ids: number[];
-}
 
 /** The `RANKED_MATCHES` best scores; the others are dropped (set to 0). */
 function strongest(scores: Scores): Scores {
@@ -221,10 +86,8 @@ export class SearchEngine {
   private readonly visibleFunctions: Uint8Array;
   private readonly appIndex: LexicalIndex;
   private readonly functionIndex: LexicalIndex;
-  private plainIndexes?: { apps: LexicalIndex; functions: LexicalIndex };
   private spelling?: SpellingIndex;
-  private neighbours?: WordNeighbours;
-  private vectorIndexes?: { apps: VectorIndex; functions: VectorIndex };
+  private readonly vectorSide: VectorSide;
 
   constructor(
     private readonly apps: EngineApps,
@@ -257,6 +120,7 @@ export class SearchEngine {
       }
     }
     this.appIndex = new LexicalIndex(apps.terms, SEARCH_FIELDS, options.appFields);
+    this.vectorSide = new VectorSide(apps.vectors, functions.vectors, this.functionApp, options);
     this.functionIndex = new LexicalIndex(functions.terms, SEARCH_FIELDS, options.functionFields);
   }
 
@@ -349,69 +213,35 @@ export class SearchEngine {
     return allowed;
   }
 
-  private query(intent: string, plain: boolean): QueryTerm[] {
+  private query(intent: string): QueryTerm[] {
     const indexed = (id: number | undefined) =>
       id !== undefined && (this.functionIndex.has(id) || this.appIndex.has(id)) ? id : undefined;
-    if (plain) {
+    const { expansion } = this.options;
+    if (!expansion) {
       return stems(intent)
         .map((term) => indexed(this.dictionary.id(term)))
         .filter((term): term is number => term !== undefined)
         .map((term) => ({ term, weight: 1 }));
     }
-    const { neighbours: neighbourOptions, wordVectors } = this.options;
-    const useNeighbours = wordVectors !== undefined && neighbourOptions.weight > 0 && neighbourOptions.count > 0;
-    if (!this.spelling || (useNeighbours && !this.neighbours)) {
+    if (!this.spelling) {
       const terms: string[] = [];
       for (let id = 0; id < this.dictionary.size; id++) {
         if (indexed(id) !== undefined) {
           terms.push(this.dictionary.term(id));
         }
       }
-      this.spelling ??= new SpellingIndex(terms);
-      if (useNeighbours) {
-        this.neighbours ??= new WordNeighbours(wordVectors, terms);
-      }
+      this.spelling = new SpellingIndex(terms);
     }
     const vocabulary = { id: (term: string) => indexed(this.dictionary.id(term)) };
-    return expandQuery(
-      intent,
-      vocabulary,
-      this.spelling,
-      this.options.wordnet,
-      undefined,
-      this.neighbours && { index: this.neighbours, options: neighbourOptions },
-    );
-  }
-
-  private plain(): { apps: LexicalIndex; functions: LexicalIndex } {
-    const fields = ['name', 'app', 'tags', 'description'].map((field) => SEARCH_FIELDS.indexOf(field as never));
-    const all = (source: TermSource) =>
-      termSource(
-        Array.from({ length: source.count }, (_, id) => {
-          const terms = source.terms(id);
-          return packIds([
-            Int32Array.from(fields.flatMap((field) => [...fieldTerms(terms, SEARCH_FIELDS.length, field)])),
-          ]);
-        }),
-      );
-    this.plainIndexes ??= {
-      apps: new LexicalIndex(all(this.apps.terms), ['all'], PLAIN_BM25),
-      functions: new LexicalIndex(all(this.functions.terms), ['all'], PLAIN_BM25),
-    };
-    return this.plainIndexes;
+    return expandQuery(intent, vocabulary, this.spelling, this.options.wordnet, expansion);
   }
 
   /** Relevance per function id (0: unrelated), for the allowed ones. */
   private scoreFunctions(request: RankRequest, allowed: Uint8Array): Scores {
     const n = this.functionCount;
-    if (request.mode === 'bm25') {
-      const values = new Float32Array(n);
-      const ids = this.plain().functions.score(this.query(request.intent, true), values, allowed);
-      return strongest({ values, ids });
-    }
     let lexical: Scores | undefined;
-    if (request.mode !== 'vector') {
-      const terms = this.query(request.intent, false);
+    if (this.options.lexicalWeight > 0) {
+      const terms = this.query(request.intent);
       const values = new Float32Array(n);
       const ids = this.functionIndex.score(terms, values, allowed);
       const appScores = new Float32Array(this.appCount);
@@ -436,180 +266,19 @@ export class SearchEngine {
         }
       }
       lexical = strongest({ values, ids });
-      if (request.mode === 'lexical') {
-        return lexical;
-      }
     }
-    const candidates = this.vectorCandidates('functions', request.vector, allowed, lexical);
-    const similarity = this.similarities(candidates, this.functions, request.vector);
-    return this.fuse(lexical, this.withAppSimilarity(similarity, request.vector, allowed), n);
-  }
-
-  /** The functions' similarities with a share of their apps' added (the most similar apps only), sorted. */
-  private withAppSimilarity(
-    similarity: Map<number, number>,
-    vector: Float32Array | undefined,
-    allowed: Uint8Array,
-  ): Map<number, number> {
-    const share = this.options.appVectorContext;
-    if (share <= 0 || !vector) {
-      return similarity;
-    }
-    const floor = this.options.minSimilarity;
-    const allowedApps = new Uint8Array(this.appCount);
-    for (let id = 0; id < allowed.length; id++) {
-      if (allowed[id] && this.functionApp[id] >= 0) {
-        allowedApps[this.functionApp[id]] = 1;
-      }
-    }
-    const apps = this.exactSimilarities(this.vectorCandidates('apps', vector, allowedApps), this.apps.vectors, vector)
-      .filter(([, value]) => value > floor)
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, APP_VECTOR_CONTEXT_APPS);
-    if (apps.length === 0) {
-      return similarity;
-    }
-    const out = new Map(similarity);
-    for (const [appId, value] of apps) {
-      for (const id of this.functionsOfApp(appId)) {
-        if (allowed[id]) {
-          out.set(id, (out.get(id) ?? floor) + share * (value - floor));
-        }
-      }
-    }
-    return new Map([...out].sort((a, b) => b[1] - a[1] || a[0] - b[0]));
+    return this.fuse(lexical, this.vectorSide.functionSimilarities(request.vector, allowed, lexical), n);
   }
 
   private scoreApps(request: RankRequest, allowed: Uint8Array): Scores {
     const n = this.appCount;
-    if (request.mode === 'bm25') {
-      const values = new Float32Array(n);
-      const ids = this.plain().apps.score(this.query(request.intent, true), values, allowed);
-      return strongest({ values, ids });
-    }
     let lexical: Scores | undefined;
-    if (request.mode !== 'vector') {
+    if (this.options.lexicalWeight > 0) {
       const values = new Float32Array(n);
-      const ids = this.appIndex.score(this.query(request.intent, false), values, allowed);
+      const ids = this.appIndex.score(this.query(request.intent), values, allowed);
       lexical = strongest({ values, ids });
-      if (request.mode === 'lexical') {
-        return lexical;
-      }
     }
-    return this.fuse(lexical, this.appSimilarities(request.vector, allowed, lexical), n);
-  }
-
-  /**
-   * An app is as similar to the intent as its own text or its most similar function, whichever is
-   * closer: one vector cannot summarise an app of fifty functions, its functions can.
-   */
-  private appSimilarities(
-    vector: Float32Array | undefined,
-    allowedApps: Uint8Array,
-    lexical: Scores | undefined,
-  ): Map<number, number> {
-    const out = new Map<number, number>();
-    if (!vector) {
-      return out;
-    }
-    const allowedFunctions = new Uint8Array(this.functionCount);
-    for (let id = 0; id < this.functionCount; id++) {
-      const appId = this.functionApp[id];
-      if (appId >= 0 && allowedApps[appId]) {
-        allowedFunctions[id] = 1;
-      }
-    }
-    const best = new Map<number, number>();
-    const consider = (appId: number, value: number) => {
-      if (value >= this.options.minSimilarity && value > (best.get(appId) ?? -Infinity)) {
-        best.set(appId, value);
-      }
-    };
-    for (const [id, value] of this.exactSimilarities(
-      this.vectorCandidates('apps', vector, allowedApps, lexical),
-      this.apps.vectors,
-      vector,
-    )) {
-      consider(id, value);
-    }
-    const functionIds = this.vectorCandidates('functions', vector, allowedFunctions);
-    for (const [id, value] of this.exactSimilarities(functionIds, this.functions.vectors, vector)) {
-      consider(this.functionApp[id], value);
-    }
-    const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, this.options.vectorCandidates);
-    for (const [id, value] of ranked) {
-      out.set(id, value);
-    }
-    return out;
-  }
-
-  /**
-   * The documents whose similarity is computed: all allowed ones when they are few enough; else the
-   * candidates of the approximate vector search plus the best lexical matches.
-   */
-  private vectorCandidates(
-    kind: 'apps' | 'functions',
-    vector: Float32Array | undefined,
-    allowed: Uint8Array,
-    lexical?: Scores,
-  ): number[] {
-    if (!vector) {
-      return [];
-    }
-    let count = 0;
-    for (let id = 0; id < allowed.length; id++) {
-      count += allowed[id];
-    }
-    if (count <= this.options.exactVectorLimit) {
-      const all: number[] = [];
-      for (let id = 0; id < allowed.length; id++) {
-        if (allowed[id]) {
-          all.push(id);
-        }
-      }
-      return all;
-    }
-    const chosen = new Set(this.vectors()[kind].candidates(vector, allowed, APPROXIMATE_CANDIDATES));
-    if (lexical) {
-      for (const id of topByScore(lexical.ids, lexical.values, APPROXIMATE_CANDIDATES)) {
-        chosen.add(id);
-      }
-    }
-    return [...chosen];
-  }
-
-  private vectors(): { apps: VectorIndex; functions: VectorIndex } {
-    this.vectorIndexes ??= {
-      apps: new VectorIndex(this.apps.vectors),
-      functions: new VectorIndex(this.functions.vectors),
-    };
-    return this.vectorIndexes;
-  }
-
-  /** Exact cosine similarity (vectors are unit length) of the candidates that have an embedding of the query's size. */
-  private exactSimilarities(candidates: number[], vectors: EmbeddingTable, vector: Float32Array): [number, number][] {
-    if (vectors.dimensions !== vector.length) {
-      return [];
-    }
-    const ids = candidates.filter((id) => vectors.has(id));
-    const values = vectors.similarities(ids, vector);
-    return ids.map((id, k) => [id, values[k]]);
-  }
-
-  /** The `vectorCandidates` most similar candidates at or above the similarity floor. */
-  private similarities(
-    candidates: number[],
-    docs: EngineDocuments,
-    vector: Float32Array | undefined,
-  ): Map<number, number> {
-    if (!vector) {
-      return new Map();
-    }
-    const scored = this.exactSimilarities(candidates, docs.vectors, vector).filter(
-      ([, value]) => value >= this.options.minSimilarity,
-    );
-    scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-    return new Map(scored.slice(0, this.options.vectorCandidates));
+    return this.fuse(lexical, this.vectorSide.appSimilarities(request.vector, allowed, lexical), n);
   }
 
   /**
@@ -618,12 +287,6 @@ export class SearchEngine {
    * query words nor the embedding model's similarity range decides the balance.
    */
   private fuse(lexical: Scores | undefined, similarity: Map<number, number>, n: number): Scores {
-    if (lexical && this.options.fusion === 'rrf') {
-      return this.fuseRanks(lexical, similarity, n);
-    }
-    if (lexical && this.options.fusion === 'zscore') {
-      return this.fuseStandardised(lexical, similarity, n);
-    }
     const values = new Float32Array(n);
     const ids: number[] = [];
     if (lexical) {
@@ -632,7 +295,7 @@ export class SearchEngine {
         max = Math.max(max, lexical.values[id]);
       }
       for (const id of lexical.ids) {
-        values[id] = lexical.values[id] / max;
+        values[id] = (this.options.lexicalWeight * lexical.values[id]) / max;
         ids.push(id);
       }
     }
@@ -652,83 +315,6 @@ export class SearchEngine {
           values[id] += add;
         }
       }
-    }
-    return { values, ids };
-  }
-
-  /**
-   * Z-score fusion: each side's scores minus their mean, over their standard deviation (over that
-   * side's candidates), so that a side whose best match stands out from the rest counts for more than
-   * one whose candidates are all alike; the sum is shifted so the weakest candidate stays positive.
-   */
-  private fuseStandardised(lexical: Scores, similarity: Map<number, number>, n: number): Scores {
-    const standardise = (values: number[]) => {
-      const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
-      const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length) || 1;
-      return (value: number) => (value - mean) / sd;
-    };
-    const floor = this.options.minSimilarity;
-    const similar = [...similarity].filter(([, value]) => value > floor);
-    const lexicalZ = lexical.ids.length ? standardise(lexical.ids.map((id) => lexical.values[id])) : undefined;
-    const vectorZ = similar.length ? standardise(similar.map(([, value]) => value)) : undefined;
-    const combined = new Map<number, number>();
-    let lexicalMin = 0;
-    let vectorMin = 0;
-    if (lexicalZ) {
-      lexicalMin = Infinity;
-      for (const id of lexical.ids) {
-        const z = lexicalZ(lexical.values[id]);
-        lexicalMin = Math.min(lexicalMin, z);
-        combined.set(id, z);
-      }
-    }
-    const weight = this.options.vectorWeight;
-    const vector = new Map<number, number>();
-    if (vectorZ) {
-      vectorMin = Infinity;
-      for (const [id, value] of similar) {
-        const z = vectorZ(value);
-        vectorMin = Math.min(vectorMin, z);
-        vector.set(id, z);
-      }
-    }
-    for (const id of vector.keys()) {
-      if (!combined.has(id)) {
-        combined.set(id, lexicalMin);
-      }
-    }
-    let low = Infinity;
-    for (const [id, z] of combined) {
-      const total = z + weight * (vector.get(id) ?? vectorMin);
-      combined.set(id, total);
-      low = Math.min(low, total);
-    }
-    const values = new Float32Array(n);
-    const ids: number[] = [];
-    for (const [id, total] of combined) {
-      // Every candidate of either side stays above 0 (0 means unrelated): 1 above the weakest.
-      values[id] = total - low + 1;
-      ids.push(id);
-    }
-    return { values, ids };
-  }
-
-  /** Reciprocal rank fusion of the lexical ranking and the vector ranking (above the similarity floor). */
-  private fuseRanks(lexical: Scores, similarity: Map<number, number>, n: number): Scores {
-    const values = new Float32Array(n);
-    const ids: number[] = [];
-    const add = (id: number, value: number) => {
-      if (values[id] === 0) {
-        ids.push(id);
-      }
-      values[id] += value;
-    };
-    const byLexical = [...lexical.ids].sort((a, b) => lexical.values[b] - lexical.values[a] || a - b);
-    byLexical.forEach((id, rank) => add(id, 1 / (RRF_K + rank + 1)));
-    // `similarity` is sorted, most similar first.
-    let rank = 0;
-    for (const id of similarity.keys()) {
-      add(id, this.options.vectorWeight / (RRF_K + ++rank));
     }
     return { values, ids };
   }

@@ -1,17 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { collectGarbage } from '../../libs/common/src/index.js';
-import { AppConfig } from '../config/app-config.js';
 import { EMBEDDING_PROVIDER, type EmbeddingProvider } from './embeddings/embedding-provider.js';
-import {
-  analyseFields,
-  appDocument,
-  functionDocument,
-  type AppText,
-  type FunctionSummaryText,
-  type SearchDocument,
-  SEARCH_FIELDS,
-} from './search-document.js';
+import { analyseFields, SEARCH_FIELDS } from './search-document.js';
 import { TermDictionary, TermStore } from './lexical-index.js';
 import { EmbeddingTable } from './vector-index.js';
 import {
@@ -21,7 +12,8 @@ import {
   type Hit,
   type RankRequest,
 } from './search-engine.js';
-import { type ItemKey, type ListedDocument, SearchRepository } from './search.repository.js';
+import { type ListedDocument, SearchRepository } from './search.repository.js';
+import { SearchIndexWriter } from './search-index-writer.js';
 import { lowerBound } from './sorted.js';
 import { WORDNET } from './wordnet.provider.js';
 import type { WordNet } from './wordnet.js';
@@ -56,9 +48,6 @@ interface LoadedDocuments extends EngineDocuments {
 /** The text hashes are hex SHA-256. */
 const HASH_BYTES = 32;
 
-/** Items whose documents are rebuilt per round when the catalogue changed. */
-const REBUILD_BATCH = 2000;
-
 /** After a failed embedding run, searches try again at most this often. */
 const EMBEDDING_RETRY_MS = 60_000;
 
@@ -89,7 +78,7 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly repository: SearchRepository,
-    private readonly config: AppConfig,
+    private readonly writer: SearchIndexWriter,
     @Inject(EMBEDDING_PROVIDER) private readonly provider: EmbeddingProvider,
     @Inject(WORDNET) private readonly wordnet: WordNet | null,
     private readonly http: HttpAdapterHost,
@@ -179,17 +168,14 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   }
 
   private async rankRequest(intent: string, offset: number, limit: number): Promise<RankRequest> {
-    const mode = this.config.SEARCH_RANKING;
     let vector: Float32Array | undefined;
-    if (mode === 'hybrid' || mode === 'vector') {
-      try {
-        vector = await this.provider.embedQuery(intent);
-      } catch (error) {
-        // A search still answers, lexically, when the embeddings endpoint is down.
-        this.logger.warn(`Intent not embedded, ranking without vectors: ${(error as Error).message}`);
-      }
+    try {
+      vector = await this.provider.embedQuery(intent);
+    } catch (error) {
+      // A search still answers, lexically, when the embeddings endpoint is down.
+      this.logger.warn(`Intent not embedded, ranking without vectors: ${(error as Error).message}`);
     }
-    return { intent, vector, mode, offset, limit };
+    return { intent, vector, offset, limit };
   }
 
   private async current(): Promise<SearchEngine> {
@@ -218,8 +204,8 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   private async doRefresh(loadEngine: boolean): Promise<void> {
     // Read first: a write landing during the refresh moves the version again and triggers another one.
     const version = Number(await this.repository.catalogVersion());
-    const rewritten = await this.rebuildStaleDocuments();
-    const { complete, embedded } = await this.embedMissing();
+    const rewritten = await this.writer.rebuildStaleDocuments();
+    const { complete, embedded } = await this.writer.embedMissing();
     this.embeddingsIncompleteSince = complete ? undefined : Date.now();
     if (rewritten + embedded > 0) {
       await this.repository.refreshStatistics();
@@ -227,125 +213,6 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     if (loadEngine) {
       await this.loadEngine();
       this.engineVersion = version;
-    }
-  }
-
-  /**
-   * Rebuilds the documents the catalogue triggers marked stale, and drops those of deleted items:
-   * a changed function rebuilds its document and its app's (which holds its functions' text), a
-   * changed app rebuilds its document and its functions' (which hold the app's text).
-   */
-  private async rebuildStaleDocuments(): Promise<number> {
-    const marks = await this.repository.staleMarks();
-    if (marks.length === 0) {
-      return 0;
-    }
-    const upTo = marks.reduce((max, mark) => (BigInt(mark.seq) > BigInt(max) ? mark.seq : max), '0');
-    const functionNames = new Set<string>();
-    const appNames = new Set<string>();
-    if (marks.some((mark) => mark.kind === 'all')) {
-      await this.repository.deleteOrphanDocuments();
-      const all = await this.repository.allNames();
-      all.apps.forEach((name) => appNames.add(name));
-      all.functions.forEach((name) => functionNames.add(name));
-    } else {
-      const changedApps = marks.filter((mark) => mark.kind === 'app').map((mark) => mark.name);
-      for (const mark of marks) {
-        (mark.kind === 'function' ? functionNames : appNames).add(mark.name);
-      }
-      for (const name of await this.repository.functionNamesOfApps(changedApps)) {
-        functionNames.add(name);
-      }
-    }
-    // In batches: on a large catalogue the texts (parameter schemas included) are never held whole.
-    const apps = new Map<string, AppText>();
-    const loadApps = async (names: Iterable<string>) => {
-      const missing = [...new Set(names)].filter((name) => !apps.has(name));
-      for (const app of await this.repository.appTexts(missing)) {
-        apps.set(app.name, app);
-      }
-    };
-    const gone: ItemKey[] = [];
-    let rebuilt = 0;
-    const functionList = [...functionNames];
-    for (let i = 0; i < functionList.length; i += REBUILD_BATCH) {
-      const batch = functionList.slice(i, i + REBUILD_BATCH);
-      const found = new Set<string>();
-      const documents: SearchDocument[] = [];
-      for await (const functions of this.repository.functionTexts(batch)) {
-        await loadApps(functions.map((fn) => fn.app_name));
-        for (const fn of functions) {
-          found.add(fn.name);
-          const app = apps.get(fn.app_name);
-          if (app) {
-            documents.push(functionDocument(fn, app));
-          }
-        }
-      }
-      gone.push(...batch.filter((name) => !found.has(name)).map((name) => ({ kind: 'function' as const, name })));
-      await this.repository.upsertDocuments(documents);
-      rebuilt += documents.length;
-    }
-    const appList = [...appNames];
-    for (let i = 0; i < appList.length; i += REBUILD_BATCH / 4) {
-      const batch = appList.slice(i, i + REBUILD_BATCH / 4);
-      await loadApps(batch);
-      const summaries = new Map<string, FunctionSummaryText[]>();
-      for (const fn of await this.repository.functionSummariesOfApps(batch)) {
-        const list = summaries.get(fn.app_name) ?? [];
-        list.push(fn);
-        summaries.set(fn.app_name, list);
-      }
-      const documents: SearchDocument[] = [];
-      for (const name of batch) {
-        const app = apps.get(name);
-        if (app) {
-          documents.push(appDocument(app, summaries.get(name) ?? []));
-        } else {
-          gone.push({ kind: 'app', name });
-        }
-      }
-      await this.repository.upsertDocuments(documents);
-      rebuilt += documents.length;
-    }
-    await this.repository.deleteDocuments(gone);
-    await this.repository.clearStaleMarks(upTo);
-    this.logger.log(`Search index: ${rebuilt} documents rebuilt, ${gone.length} removed`);
-    return rebuilt + gone.length;
-  }
-
-  /**
-   * Embeds the documents that have no vector by the current model for their current text: whether
-   * none is left missing, and how many were stored.
-   */
-  private async embedMissing(): Promise<{ complete: boolean; embedded: number }> {
-    const pending = await this.repository.documentsToEmbed(this.provider.model);
-    if (pending.length === 0) {
-      return { complete: true, embedded: 0 };
-    }
-    let embedded = 0;
-    const batch = Math.max(this.config.EMBEDDINGS_BATCH_SIZE * 8, 256);
-    try {
-      for (let i = 0; i < pending.length; i += batch) {
-        const slice = pending.slice(i, i + batch);
-        const vectors = await this.provider.embedDocuments(slice.map((item) => item.embedding_text));
-        await this.repository.upsertEmbeddings(
-          this.provider.model,
-          slice.map((item, k) => ({
-            kind: item.kind,
-            name: item.name,
-            text_hash: item.text_hash,
-            embedding: vectors[k],
-          })),
-        );
-        embedded += slice.length;
-      }
-      this.logger.log(`Search index: ${pending.length} embeddings computed with ${this.provider.model}`);
-      return { complete: true, embedded };
-    } catch (error) {
-      // Documents stay searchable lexically; the missing vectors are retried later.
-      this.logger.warn(`Search index: embeddings incomplete (${(error as Error).message})`);
-      return { complete: false, embedded };
     }
   }
 

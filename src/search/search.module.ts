@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config.js';
 import { createEmbeddingProvider } from './embeddings/embedding-provider.factory.js';
 import { EMBEDDING_PROVIDER } from './embeddings/embedding-provider.js';
 import { SearchIndexService } from './search-index.service.js';
+import { SearchIndexWriter } from './search-index-writer.js';
 import { SearchRepository } from './search.repository.js';
 import { WORD_VECTORS, wordVectorsProvider } from './word-vectors.provider.js';
 import { WORDNET, wordnetProvider } from './wordnet.provider.js';
@@ -21,6 +22,7 @@ import type { WordNet } from './wordnet.js';
         createEmbeddingProvider(config, wordnet ?? undefined, vectors ?? undefined),
     },
     SearchRepository,
+    SearchIndexWriter,
     SearchIndexService,
   ],
   exports: [SearchIndexService],

@@ -167,7 +167,7 @@ export class SearchRepository {
       );
       for (const page of chunksByBytes(sizes, (row) => row.bytes, TEXT_PAGE_BYTES, READ_PAGE)) {
         yield await this.dataSource.query(
-          `SELECT name, app_name, description, tags, parameters FROM functions WHERE name = ANY($1::text[])`,
+          `SELECT name, app_name, description, tags, parameters, protocol_data FROM functions WHERE name = ANY($1::text[])`,
           [page.map((row) => row.name)],
         );
       }

@@ -30,13 +30,13 @@ const WORD = /[\p{L}\p{N}]+/gu;
  * Splits identifiers and prose into lower-case words: `SEND_EMAIL`, `sendEmail`, `APITemplate.io`
  * and "send e-mail" all become separate words. Stop words are dropped.
  */
-export function words(text: string): string[] {
+export function words(text: string, dropStopWords = true): string[] {
   const out: string[] = [];
   // camelCase and acronym boundaries: "APITemplate" → "API Template", "sendEmail" → "send Email".
   const spaced = text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
   for (const match of spaced.toLowerCase().matchAll(WORD)) {
     const word = match[0];
-    if (!STOPWORDS.has(word)) {
+    if (!dropStopWords || !STOPWORDS.has(word)) {
       out.push(word);
     }
   }

@@ -1,28 +1,27 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import { loadWordVectors, WORD_VECTORS_PACKAGE, type WordVectors } from './embeddings/word-vectors.js';
+import { loadWordVectors, WORD_VECTORS_FILE, type WordVectors } from './embeddings/word-vectors.js';
 
 export const WORD_VECTORS = Symbol('WORD_VECTORS');
 
 /**
- * The compact word vectors of the offline embedding, loaded once per process (built from the
- * optional package on the first start). Null for the other providers, and when the package is
- * missing: offline search then ranks exactly as without it, and the log says so.
+ * The compact word vectors of the offline embedding (the repository's assets/word-vectors.bin),
+ * loaded once per process. Null for the other providers, and when the file is missing: offline
+ * search then ranks with the lexical side and hashed vectors only, and the log says so.
  */
 export const wordVectorsProvider: Provider = {
   provide: WORD_VECTORS,
   inject: [AppConfig],
-  useFactory: async (config: AppConfig): Promise<WordVectors | null> => {
+  useFactory: (config: AppConfig): WordVectors | null => {
     if (config.EMBEDDINGS_PROVIDER !== 'offline') {
       return null;
     }
     const logger = new Logger('Search');
     const started = performance.now();
-    const vectors = await loadWordVectors({ log: (message) => logger.log(message) });
+    const vectors = loadWordVectors();
     if (!vectors) {
       logger.log(
-        `Word vectors not installed (optional package ${WORD_VECTORS_PACKAGE}): ` +
-          'offline search uses the lexical ranking and hashed vectors only',
+        `Word vectors not found (${WORD_VECTORS_FILE}): offline search uses the lexical ranking and hashed vectors only`,
       );
       return null;
     }

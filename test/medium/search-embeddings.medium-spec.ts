@@ -8,6 +8,7 @@ import { normalize, type EmbeddingProvider } from '../../src/search/embeddings/e
 import { OfflineEmbeddingProvider } from '../../src/search/embeddings/offline-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from '../../src/search/embeddings/openai-embedding.provider.js';
 import { SearchIndexService } from '../../src/search/search-index.service.js';
+import { SearchIndexWriter } from '../../src/search/search-index-writer.js';
 import { SearchRepository } from '../../src/search/search.repository.js';
 import { TestApp } from '../helpers/test-app.js';
 
@@ -156,7 +157,13 @@ describe('search embeddings: providers and models', () => {
     const noHttp = { httpAdapter: undefined } as unknown as HttpAdapterHost;
     const repository = new SearchRepository(app.dataSource);
     const modelB = new CountingProvider('model-b', CONCEPTS_B);
-    const withB = new SearchIndexService(repository, config, modelB, null, noHttp);
+    const withB = new SearchIndexService(
+      repository,
+      new SearchIndexWriter(repository, config, modelB),
+      modelB,
+      null,
+      noHttp,
+    );
     const request = { projectId: '00000000-0000-0000-0000-000000000000', appNames: ['ZOO'], configuredOnly: false };
 
     const ranked = await withB.searchFunctions({ ...request, intent: 'stripes', limit: 10, offset: 0 });
@@ -188,7 +195,13 @@ describe('search embeddings: providers and models', () => {
 
     // Back to the first model: its unchanged vectors are reused, only the changed texts are embedded.
     const modelA = new CountingProvider('openai:fake-embed', CONCEPTS_A);
-    const withA = new SearchIndexService(repository, config, modelA, null, noHttp);
+    const withA = new SearchIndexService(
+      repository,
+      new SearchIndexWriter(repository, config, modelA),
+      modelA,
+      null,
+      noHttp,
+    );
     const again = await withA.searchFunctions({ ...request, intent: 'stripes', limit: 10, offset: 0 });
     expect(again?.[0].name).toBe(zebra);
     expect(modelA.embedded).toHaveLength(2);
@@ -249,7 +262,9 @@ describe('search embeddings: providers and models', () => {
       batchSize: 8,
     });
     await expect(down.embedQuery('anything')).rejects.toThrow(/unreachable/);
-    const service = new SearchIndexService(new SearchRepository(app.dataSource), loadConfig({}), down, null, {
+    const repository = new SearchRepository(app.dataSource);
+    const writer = new SearchIndexWriter(repository, loadConfig({}), down);
+    const service = new SearchIndexService(repository, writer, down, null, {
       httpAdapter: undefined,
     } as unknown as HttpAdapterHost);
 

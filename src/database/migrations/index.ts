@@ -11,6 +11,7 @@ import { ApiKeyExpiry1768800000000 } from './1768800000000-ApiKeyExpiry.js';
 import { RateLimits1768900000000 } from './1768900000000-RateLimits.js';
 import { DropSearchTsvector1769500000000 } from './1769500000000-DropSearchTsvector.js';
 import { ByteOrderNameIndexes1769600000000 } from './1769600000000-ByteOrderNameIndexes.js';
+import { SearchDocumentsOperation1769700000000 } from './1769700000000-SearchDocumentsOperation.js';
 import { McpServers1769710000000 } from './1769710000000-McpServers.js';
 
 /** Applied in this order; a new migration is appended here. */
@@ -28,5 +29,6 @@ export const MIGRATIONS = [
   RateLimits1768900000000,
   DropSearchTsvector1769500000000,
   ByteOrderNameIndexes1769600000000,
+  SearchDocumentsOperation1769700000000,
   McpServers1769710000000,
 ];

@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidConfigError } from '../../config/app-config.js';
 import type { EmbeddingProvider } from './embedding-provider.js';
 
-/** The optional package that runs the model; ~470 MB with ONNX Runtime, so not installed by default everywhere. */
+/** The package that runs the model; ~470 MB with ONNX Runtime, so the operator installs it (not a dependency). */
 export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
 
 export interface LocalEmbeddingOptions {
@@ -161,7 +161,7 @@ export function assertPackageInstalled(name: string): void {
 function missingPackageMessage(name: string): string {
   return (
     `EMBEDDINGS_PROVIDER=local needs the optional package ${name}, which is not installed: ` +
-    `install ${name} (ONNXRUNTIME_NODE_INSTALL=skip npm install ${name}, or npm ci without --omit=optional)`
+    `install ${name} (ONNXRUNTIME_NODE_INSTALL=skip npm install ${name}@4.3.1; it is not among Patchbay's dependencies)`
   );
 }
 

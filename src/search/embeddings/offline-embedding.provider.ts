@@ -17,11 +17,15 @@ export class OfflineEmbeddingProvider implements EmbeddingProvider {
     this.model = `patchbay-hashed-v${VERSION}-${options.dimensions}${wordnet ? '-wordnet' : ''}`;
   }
 
+  embed(text: string): Float32Array {
+    return hashedEmbedding(text, this.options, this.wordnet);
+  }
+
   embedDocuments(texts: string[]): Promise<Float32Array[]> {
-    return Promise.resolve(texts.map((text) => hashedEmbedding(text, this.options, this.wordnet)));
+    return Promise.resolve(texts.map((text) => this.embed(text)));
   }
 
   embedQuery(text: string): Promise<Float32Array> {
-    return Promise.resolve(hashedEmbedding(text, this.options, this.wordnet));
+    return Promise.resolve(this.embed(text));
   }
 }

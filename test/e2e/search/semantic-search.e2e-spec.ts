@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wordVectorSource } from '../../../src/search/embeddings/word-vectors.js';
 import { TestApp } from '../../helpers/test-app.js';
 
 const unique = () => randomBytes(3).toString('hex').toUpperCase();
@@ -9,7 +8,7 @@ const unique = () => randomBytes(3).toString('hex').toUpperCase();
  * A small catalogue in four domains whose texts share no word (and no WordNet synonym) with the
  * intents below: only the word vectors bring "trucks" near "vehicles" and "fleet".
  */
-describe.runIf(wordVectorSource())('intent search with the word vectors (offline default)', () => {
+describe('intent search with the word vectors (offline default)', () => {
   let app: TestApp;
   const names: Record<string, string> = {};
 
