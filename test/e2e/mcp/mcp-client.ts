@@ -88,3 +88,27 @@ export async function postMcp(baseUrl: string, body: unknown, headers: Record<st
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : null };
 }
+
+/** The per-request envelope a 2026-07-28 request carries in `params._meta`. */
+export const modernEnvelope = (capabilities: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'by-hand', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': capabilities,
+});
+
+/** A 2026-07-28 request POSTed by hand, with the envelope and the standard headers the revision requires. */
+export function postModern(
+  baseUrl: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string>,
+  query: Record<string, string> = {},
+) {
+  const url = mcpUrl(baseUrl, query);
+  return postMcp(
+    baseUrl,
+    { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: modernEnvelope() } },
+    { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...headers },
+    `${url.pathname}${url.search}`,
+  );
+}

@@ -4,7 +4,7 @@ import { executionScenario, type Scenario } from '../../factories/execution.fact
 import { TestApp } from '../../helpers/test-app.js';
 import { ConnectBrowser } from '../connect-links/connect.js';
 import { Upstream } from '../execution/upstream.js';
-import { connectModern, postMcp } from './mcp-client.js';
+import { connectModern, modernEnvelope, postMcp } from './mcp-client.js';
 
 const node = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: 'object',
@@ -15,12 +15,7 @@ const node = (properties: Record<string, unknown>, required: string[] = []) => (
 });
 
 const MODERN = '2026-07-28';
-/** The per-request envelope a 2026-07-28 request carries in `params._meta`. */
-const envelope = (capabilities: Record<string, unknown> = {}) => ({
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'by-hand', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': capabilities,
-});
+const envelope = modernEnvelope;
 
 /** Protocol 2026-07-28 on /v1/mcp, driven by the v2 SDK client and by hand where the SDK would not go. */
 describe('/v1/mcp protocol 2026-07-28 (v2 SDK client)', () => {
