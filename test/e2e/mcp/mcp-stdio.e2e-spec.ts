@@ -99,6 +99,24 @@ describe.each(REVISIONS)(
       await client.close();
     });
 
+    it.runIf(revision === '2026-07-28')(
+      'carries a subscriptions/listen stream: a tool-list change arrives',
+      async () => {
+        const { client } = await spawnBridge(['--api-key', apiKey, '--owner', scenario.owner, '--mode', 'direct']);
+        const modern = client as unknown as ModernClient;
+        let changed!: () => void;
+        const change = new Promise<void>((resolve) => (changed = resolve));
+        modern.setNotificationHandler('notifications/tools/list_changed', () => changed());
+        const subscription = await modern.listen({ toolsListChanged: true });
+        expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+        const patched = await app.patch(`/v1/app-configurations/${scenario.app.name}`, { enabled: false }, { apiKey });
+        expect(patched.status).toBe(200);
+        await change;
+        await app.patch(`/v1/app-configurations/${scenario.app.name}`, { enabled: true }, { apiKey });
+        await client.close();
+      },
+    );
+
     it('answers a request refused by the service (wrong key) with a JSON-RPC error', async () => {
       const log: string[] = [];
       const refused = /Invalid credentials: the API key or MCP token is unknown, revoked or expired/;
