@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 export interface McpBridgeOptions {
   url: string;
@@ -32,7 +32,10 @@ export function mcpEndpoint(options: McpBridgeOptions): URL {
 /**
  * `patchbay mcp`: MCP on standard input/output for local clients, every message forwarded to a
  * running Patchbay's /v1/mcp over HTTP (so it never opens DATA_DIR itself). Standard output carries
- * only MCP messages; diagnostics go to standard error. Resolves when standard input ends.
+ * only MCP messages; diagnostics go to standard error. Resolves when standard input ends. Both
+ * protocol revisions pass through: a 2026-07-28 message names its revision in its own `_meta`, and
+ * the v2 client transport derives the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers from it
+ * (a `subscriptions/listen` answer is a stream whose notifications are forwarded as they come).
  */
 export async function runMcpBridge(options: McpBridgeOptions): Promise<void> {
   const headers: Record<string, string> = {};
@@ -57,7 +60,11 @@ export async function runMcpBridge(options: McpBridgeOptions): Promise<void> {
       const reason = error instanceof Error ? error.message : String(error);
       log(`forwarding to ${endpoint.origin} failed: ${reason}`);
       if ('id' in message && 'method' in message) {
-        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: reason } });
+        void local.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: ProtocolErrorCode.InternalError, message: reason },
+        });
       }
     });
   };

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import {
   type CallToolResult,
-  ErrorCode,
-  McpError,
+  type InputRequiredResult,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
   type Tool,
   UrlElicitationRequiredError,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { DomainError } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { ExecutionCache } from '../execution/execution-cache.js';
@@ -22,6 +24,11 @@ import { AccountLinking } from './account-linking.js';
 import { isUnchangedToolName, toolName } from './tool-names.js';
 
 export type McpMode = 'unified' | 'direct';
+/** `legacy`: protocol 2025-11-25 and before (initialize, sessions); `modern`: 2026-07-28 (per-request). */
+export type McpEra = 'legacy' | 'modern';
+
+/** The key of the URL elicitation in an input-required result, and of its answer in the retried call. */
+export const LINK_INPUT_KEY = 'link_account';
 
 /** Everything a tools/list or tools/call needs to know about its caller; built per request. */
 export interface McpCallContext {
@@ -32,9 +39,17 @@ export interface McpCallContext {
   mode: McpMode;
   /** The apps the caller may reach (URL `apps` and the token's apps, intersected); null for all. */
   apps: string[] | null;
-  /** Whether the client declared URL-mode elicitation in its `initialize` (known only within a session). */
+  era: McpEra;
+  /**
+   * Whether the client can show a URL elicitation: declared in its `initialize` (legacy, known only
+   * within a session) or in the request's own capabilities (modern).
+   */
   urlElicitation: boolean;
+  /** Modern: the retried call carries the client's answer to an earlier link request. */
+  linkAnswered: boolean;
 }
+
+export type McpToolResult = CallToolResult | InputRequiredResult;
 
 /** Tools per page of a direct-mode tools/list. */
 export const DIRECT_PAGE_SIZE = 100;
@@ -142,13 +157,17 @@ export class McpToolsService {
     return rows.length > DIRECT_PAGE_SIZE ? { tools, nextCursor: encodeCursor(page[page.length - 1].name) } : { tools };
   }
 
-  async callTool(ctx: McpCallContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async callTool(ctx: McpCallContext, name: string, args: Record<string, unknown>): Promise<McpToolResult> {
     if (ctx.mode === 'direct') {
       const functionName = await this.directFunction(ctx, name);
       const result = await this.execute(ctx, functionName, args);
-      if (result.isError && text(result) === new FunctionNotFoundError(functionName).message) {
+      if (
+        !('resultType' in result) &&
+        result.isError &&
+        text(result) === new FunctionNotFoundError(functionName).message
+      ) {
         // In direct mode a function name is a tool name: one that does not exist is a protocol error.
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
       return result;
     }
@@ -160,12 +179,12 @@ export class McpToolsService {
       case EXECUTE_TOOL: {
         const input = args.function_input ?? {};
         if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-          throw new McpError(ErrorCode.InvalidParams, 'function_input must be an object');
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'function_input must be an object');
         }
         return this.execute(ctx, stringArgument(args, 'function_name'), input as Record<string, unknown>);
       }
       default:
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
   }
 
@@ -231,7 +250,7 @@ export class McpToolsService {
     ctx: McpCallContext,
     functionName: string,
     input: Record<string, unknown>,
-  ): Promise<CallToolResult> {
+  ): Promise<McpToolResult> {
     if (ctx.ownerId === null) {
       return errorResult(
         'No linked-account owner: add the X-Linked-Account-Owner-Id header (or linked_account_owner_id in the ' +
@@ -260,19 +279,30 @@ export class McpToolsService {
     }
   }
 
-  /** The owner must (re)link the app's account: a URL elicitation when the client can show one, else the link as text. */
+  /**
+   * The owner must (re)link the app's account. Protocol 2026-07-28: an input-required result whose
+   * URL elicitation carries the link, when the request declared URL elicitation and has not already
+   * answered one (then the client retries the call once the user is done). 2025-11-25: the
+   * URL-elicitation-required error when the session declared URL elicitation. Otherwise, and after
+   * an answered round that still finds no account, the link in the tool error.
+   */
   private async linkNeeded(
     ctx: McpCallContext,
     ownerId: string,
     functionName: string,
     error: DomainError,
-  ): Promise<CallToolResult> {
+  ): Promise<McpToolResult> {
     const fn = await this.executionCache.function(functionName);
     if (!fn) {
       return this.failure(error);
     }
     const link = await this.linking.linkFor(ctx.projectId, fn.fn.app_name, ownerId);
-    if (ctx.urlElicitation) {
+    if (ctx.urlElicitation && ctx.era === 'modern' && !ctx.linkAnswered) {
+      return inputRequired({
+        inputRequests: { [LINK_INPUT_KEY]: inputRequired.elicitUrl({ message: link.message, url: link.url }) },
+      });
+    }
+    if (ctx.urlElicitation && ctx.era === 'legacy') {
       throw new UrlElicitationRequiredError(
         [{ mode: 'url', message: link.message, url: link.url, elicitationId: crypto.randomUUID() }],
         `${error.message}. The user must connect ${fn.fn.app_name} first; retry once they have.`,
@@ -299,7 +329,7 @@ export class McpToolsService {
         return found.name;
       }
       if (rows.length < 1000) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
       afterName = rows[rows.length - 1].name;
     }
@@ -390,7 +420,7 @@ function directTool(fn: FunctionEntity): Tool {
 function stringArgument(args: Record<string, unknown>, name: string): string {
   const value = args[name];
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new McpError(ErrorCode.InvalidParams, `${name} is required and must be a non-empty string`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} is required and must be a non-empty string`);
   }
   return value;
 }
@@ -401,7 +431,7 @@ function optionalStringArray(args: Record<string, unknown>, name: string): strin
     return null;
   }
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    throw new McpError(ErrorCode.InvalidParams, `${name} must be an array of strings`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} must be an array of strings`);
   }
   return value;
 }
@@ -430,5 +460,5 @@ function decodeCursor(cursor: string): string {
   } catch {
     // Reported below, like any cursor this service did not give.
   }
-  throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
 }

@@ -16,7 +16,7 @@ function JsonRpcRefusals(statuses: Record<number, string>): MethodDecorator {
 }
 
 const REFUSALS = {
-  400: 'Malformed JSON-RPC, a missing Mcp-Session-Id where one is needed, or an invalid owner or mode',
+  400: 'Malformed JSON-RPC, a missing Mcp-Session-Id where one is needed, an invalid owner or mode, or 2026-07-28 headers that disagree with the body',
   401: 'Missing or wrong credentials (with WWW-Authenticate)',
   403: 'A browser Origin that is not allowed, or a token used for another owner',
   404: 'An unknown or ended session',
@@ -40,8 +40,10 @@ export class McpTransportController {
   @ApiOperation({
     summary: 'Model Context Protocol endpoint (Streamable HTTP)',
     description:
-      'JSON-RPC messages of the Model Context Protocol (2025-11-25 and the versions it negotiates), for MCP ' +
-      'clients rather than direct use. Credentials: X-API-KEY or `Authorization: Bearer` with the API key or an ' +
+      'JSON-RPC messages of the Model Context Protocol, for MCP clients rather than direct use. Revision ' +
+      '2026-07-28 when a request carries the per-request _meta envelope (with the MCP-Protocol-Version, ' +
+      'Mcp-Method and Mcp-Name headers; server/discover, subscriptions/listen), else 2025-11-25 and the ' +
+      'versions it negotiates at initialize (with an Mcp-Session-Id session). Credentials: X-API-KEY or `Authorization: Bearer` with the API key or an ' +
       'owner-scoped MCP token (POST /v1/mcp/tokens). With an API key the end user is named by the ' +
       'X-Linked-Account-Owner-Id header or the `linked_account_owner_id` query parameter. Query: ' +
       '`mode=unified` (default: search_functions, get_function_definition, execute_function) or `mode=direct` ' +
@@ -60,12 +62,13 @@ export class McpTransportController {
   @PublicRoute()
   @ApiSecurity(API_KEY_HEADER)
   @ApiOperation({
-    summary: 'Open the server-to-client stream of an MCP session',
+    summary: 'Open the server-to-client stream of an MCP session (2025-11-25)',
     description:
       'A Server-Sent Events stream for the session named by the Mcp-Session-Id header (same credentials as ' +
       'POST /v1/mcp), on which notifications/tools/list_changed arrives when the tool list of a direct-mode ' +
       'session changes (an app configuration of the project created, changed or deleted, on any instance). ' +
-      '405 with Allow: POST, DELETE without a session.',
+      '405 with Allow: POST, DELETE without a session. Revision 2026-07-28 clients POST subscriptions/listen ' +
+      'instead.',
   })
   @ApiOkResponse({ description: 'A text/event-stream of JSON-RPC notifications' })
   @JsonRpcRefusals({
@@ -84,7 +87,7 @@ export class McpTransportController {
   @PublicRoute()
   @ApiSecurity(API_KEY_HEADER)
   @ApiOperation({
-    summary: 'End an MCP session',
+    summary: 'End an MCP session (2025-11-25)',
     description:
       'Ends the session named by the Mcp-Session-Id header (same credentials as POST /v1/mcp); later requests ' +
       'with that id are answered 404. 400 without the header.',

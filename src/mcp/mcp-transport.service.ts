@@ -1,15 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  type NodeMcpRequestHandler,
+} from '@modelcontextprotocol/node';
+import {
+  type CacheHint,
+  classifyInboundRequest,
+  CLIENT_CAPABILITIES_META_KEY,
+  createMcpHandler,
   LATEST_PROTOCOL_VERSION,
-  ListToolsRequestSchema,
+  type McpHttpHandler,
+  ProtocolErrorCode,
+  Server,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../libs/common/src/index.js';
 import { API_VERSION } from '../config/api-version.js';
@@ -20,7 +27,15 @@ import { McpOriginNotAllowedError, McpOwnerOverrideError, McpSessionNotFoundErro
 import { McpRepository } from './mcp.repository.js';
 import type { McpSessionEntity } from './mcp-session.entity.js';
 import { type McpPrincipal, McpTokensService } from './mcp-tokens.service.js';
-import { intersect, type McpCallContext, McpToolsService } from './mcp-tools.service.js';
+import {
+  intersect,
+  LINK_INPUT_KEY,
+  type McpCallContext,
+  type McpEra,
+  type McpMode,
+  McpToolsService,
+} from './mcp-tools.service.js';
+import { type ExchangeScope, ToolChangeBus } from './tool-change-bus.js';
 
 /** Request bodies larger than this are refused (413) before anything else is done with them. */
 export const MCP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -34,7 +49,19 @@ const INSTRUCTIONS =
   'Find one with search_functions, then run it with execute_function. If a call says an account must be ' +
   'connected, give the user the address it names and retry once they say it is done.';
 
-/** A session's standalone GET stream held open on this instance, for server-to-client notifications. */
+/** The revision served per request, without initialize or sessions. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/**
+ * How long a 2026-07-28 client may reuse a tools/list page: unified mode's three tools are the same
+ * for every caller and never change; a direct-mode list follows the project's configurations (a
+ * `subscriptions/listen` stream tells when it changed), so it is private and short-lived.
+ */
+const LIST_CACHE: Record<McpMode, CacheHint> = {
+  unified: { ttlMs: 24 * 3600 * 1000, cacheScope: 'public' },
+  direct: { ttlMs: 60_000, cacheScope: 'private' },
+};
+
+/** A session's standalone GET stream held open on this instance (2025-11-25), for notifications. */
 interface HeldStream {
   sessionId: string;
   principal: McpPrincipal;
@@ -54,10 +81,16 @@ class TransportRefusal extends Error {
 }
 
 /**
- * Streamable HTTP at /v1/mcp. Every request gets a fresh SDK `Server` and a stateless transport, so
- * no request depends on one instance's memory; what a session must remember (negotiated version,
- * client capabilities) is in the database, keyed by the `Mcp-Session-Id` this service hands out at
- * `initialize`. A client that sends no session id is served statelessly.
+ * Streamable HTTP at /v1/mcp, both protocol eras on one URL, on the v2 server SDK. Credentials are
+ * resolved first, the same way for both (`admit`); then the SDK's own classifier routes the request:
+ *
+ * - 2026-07-28 (a per-request `_meta` envelope): the SDK's `createMcpHandler`, a fresh `Server` per
+ *   request; `server/discover`, the Mcp-Method/Mcp-Name checks, input-required results and
+ *   `subscriptions/listen` streams (fed by ChangeNotifications through the project-scoped bus).
+ * - 2025-11-25 and before: a fresh `Server` and a stateless transport per request; what a session
+ *   must remember (negotiated version, client capabilities) is in the database, keyed by the
+ *   `Mcp-Session-Id` handed out at `initialize`, so any instance serves any request. A client that
+ *   sends no session id is served statelessly.
  */
 @Injectable()
 export class McpTransportService implements OnModuleInit, BeforeApplicationShutdown {
@@ -69,6 +102,9 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
    * of CPU, measured with bench/mcp.ts), and it is only used for form elicitation schemas.
    */
   private readonly validator = new AjvJsonSchemaValidator();
+  private readonly bus = new ToolChangeBus();
+  private readonly modern: McpHttpHandler;
+  private readonly serveModern: NodeMcpRequestHandler;
   private readonly logger = new Logger('McpTransport');
 
   constructor(
@@ -85,6 +121,23 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
         this.allowedOrigins.add(entry.trim().replace(/\/+$/, ''));
       }
     }
+    // 2025-era traffic never reaches this handler (handlePost routes it first), hence 'reject'.
+    this.modern = createMcpHandler(
+      () => {
+        const scope = this.bus.exchanges.getStore();
+        if (!scope) {
+          throw new Error('A 2026-07-28 exchange outside the transport');
+        }
+        return this.newServer(scope.ctx);
+      },
+      {
+        legacy: 'reject',
+        bus: this.bus,
+        maxRequestBodySize: MCP_BODY_LIMIT_BYTES,
+        onerror: (error) => this.logger.debug(`MCP 2026-07-28: ${error.message}`),
+      },
+    );
+    this.serveModern = toNodeHandler(this.modern, { maxRequestBodySize: MCP_BODY_LIMIT_BYTES });
   }
 
   onModuleInit(): void {
@@ -98,6 +151,10 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     for (const stop of this.unsubscribe.splice(0)) {
       stop();
     }
+    await this.modern.close();
+    for (const scope of this.bus.open()) {
+      scope.end();
+    }
     await Promise.all([...this.streams].map((stream) => stream.server.close()));
     this.streams.clear();
   }
@@ -106,7 +163,23 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     await this.guarded(reply, async () => {
       this.checkSize(request);
       const principal = await this.admit(request, reply);
-      const ctx = this.callContext(request, principal);
+      const route = classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader: header(request, 'mcp-protocol-version'),
+        mcpMethodHeader: header(request, 'mcp-method'),
+        mcpNameHeader: header(request, 'mcp-name'),
+        body: request.body,
+      });
+      if (route.kind !== 'legacy') {
+        // 2026-07-28, or the SDK's own answer to a malformed envelope: the SDK handler serves both.
+        const ctx = this.callContext(request, principal, 'modern');
+        const capabilities = envelopeCapabilities(request.body);
+        ctx.urlElicitation = Boolean((capabilities?.elicitation as { url?: unknown } | undefined)?.url);
+        ctx.linkAnswered = answeredLink(request.body);
+        await this.exchange(request, reply, ctx);
+        return;
+      }
+      const ctx = this.callContext(request, principal, 'legacy');
       const sessionId = header(request, SESSION_HEADER);
       if (sessionId !== undefined) {
         const session = await this.session(sessionId, principal);
@@ -135,10 +208,11 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
   }
 
   /**
-   * Opens the standalone SSE stream of a session (GET with its Mcp-Session-Id and the same
-   * credentials), on which `notifications/tools/list_changed` arrives when the project's
+   * Opens the standalone SSE stream of a 2025-11-25 session (GET with its Mcp-Session-Id and the
+   * same credentials), on which `notifications/tools/list_changed` arrives when the project's
    * configurations change, on this instance or another. Without a session there is nothing to
-   * deliver to: 405, as the transport specification allows.
+   * deliver to: 405, as the transport specification allows. (2026-07-28 clients use
+   * `subscriptions/listen` instead.)
    */
   async handleGet(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await this.guarded(reply, async () => {
@@ -150,10 +224,10 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
           allow: 'POST, DELETE',
         });
       }
-      const ctx = this.callContext(request, principal);
+      const ctx = this.callContext(request, principal, 'legacy');
       await this.session(sessionId, principal);
       const server = this.newServer(ctx);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
       const held: HeldStream = { sessionId, principal, ctx, server };
       this.streams.add(held);
@@ -169,19 +243,35 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
   }
 
   /**
-   * Tells the held streams of `projectId` (of every project when undefined) that their tool list
-   * changed. Only direct mode's list depends on configurations (unified mode's three tools never
-   * change). A stream whose session has ended (DELETE or a revoked token, maybe on another
-   * instance) is closed instead.
+   * Tells the open streams of `projectId` (of every project when undefined) that their tool list
+   * changed: 2025-11-25 sessions' GET streams and 2026-07-28 `subscriptions/listen` streams. Only
+   * direct mode's list depends on configurations (unified mode's three tools never change). A stream
+   * whose session has ended or whose token was revoked (maybe on another instance) is closed instead.
    */
   private async toolsChanged(projectId: string | undefined): Promise<void> {
-    const now = new Date(Date.now() - SESSION_TTL_MS);
-    await Promise.all(
-      [...this.streams]
-        .filter((held) => held.ctx.mode === 'direct' && (projectId === undefined || held.ctx.projectId === projectId))
+    const affected = (ctx: McpCallContext) =>
+      ctx.mode === 'direct' && (projectId === undefined || ctx.projectId === projectId);
+    const now = new Date();
+    const startedAfter = new Date(Date.now() - SESSION_TTL_MS);
+    const modern = this.bus.open().filter((scope) => affected(scope.ctx));
+    await Promise.all([
+      ...modern.map(async (scope) => {
+        if (scope.ctx.tokenId !== null && !(await this.repository.isTokenUsable(scope.ctx.tokenId, now))) {
+          scope.end();
+          return;
+        }
+        this.bus.publishTo((ctx) => ctx === scope.ctx, { kind: 'tools_list_changed' });
+      }),
+      ...[...this.streams]
+        .filter((held) => affected(held.ctx))
         .map(async (held) => {
           const { sessionId, principal, server } = held;
-          const alive = await this.repository.findSession(sessionId, principal.projectId, principal.tokenId, now);
+          const alive = await this.repository.findSession(
+            sessionId,
+            principal.projectId,
+            principal.tokenId,
+            startedAfter,
+          );
           if (!alive) {
             this.streams.delete(held);
             await server.close();
@@ -189,10 +279,10 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
           }
           await server.sendToolListChanged();
         }),
-    ).catch((error: unknown) => this.logger.warn(`Cannot send tools/list_changed: ${String(error)}`));
+    ]).catch((error: unknown) => this.logger.warn(`Cannot send tools/list_changed: ${String(error)}`));
   }
 
-  /** Ends a session (its row goes; later requests with its id get 404). */
+  /** Ends a 2025-11-25 session (its row goes; later requests with its id get 404). */
   async handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await this.guarded(reply, async () => {
       const principal = await this.admit(request, reply);
@@ -216,26 +306,33 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     });
   }
 
+  /** The one server definition both eras use (the SDK projects results onto each era's wire). */
   private newServer(ctx: McpCallContext): Server {
     const server = new Server(
       { name: 'patchbay', title: 'Patchbay', version: API_VERSION },
       {
-        // listChanged: sent on a session's GET stream (handleGet) when the project's tool list changes.
+        // listChanged: GET streams (2025-11-25) and subscriptions/listen (2026-07-28), see toolsChanged.
         capabilities: { tools: { listChanged: true } },
         instructions: INSTRUCTIONS,
         jsonSchemaValidator: this.validator,
+        cacheHints: { 'tools/list': LIST_CACHE[ctx.mode] },
       },
     );
-    server.setRequestHandler(ListToolsRequestSchema, (message) => this.tools.listTools(ctx, message.params?.cursor));
-    server.setRequestHandler(CallToolRequestSchema, (message) =>
-      this.tools.callTool(ctx, message.params.name, message.params.arguments ?? {}),
-    );
+    server.setRequestHandler('tools/list', (message) => this.tools.listTools(ctx, message.params?.cursor));
+    server.setRequestHandler('tools/call', async (message) => {
+      const result = await this.tools.callTool(ctx, message.params.name, message.params.arguments ?? {});
+      return 'resultType' in result ? result : server.projectCallToolResult(result, undefined);
+    });
     return server;
   }
 
+  /** A 2025-era request: a fresh server and a stateless transport (JSON responses). */
   private async serve(request: FastifyRequest, reply: FastifyReply, ctx: McpCallContext): Promise<void> {
     const server = this.newServer(ctx);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     void reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
@@ -243,6 +340,18 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
       void server.close();
     });
     await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /**
+   * A 2026-07-28 exchange through the SDK's handler, run inside the caller's scope: the server
+   * factory reads the caller from it, and a `subscriptions/listen` stream opened by it is filed
+   * under that caller (see ToolChangeBus).
+   */
+  private async exchange(request: FastifyRequest, reply: FastifyReply, ctx: McpCallContext): Promise<void> {
+    void reply.hijack();
+    reply.raw.setHeader('x-request-id', request.id);
+    const scope: ExchangeScope = { ctx, end: () => reply.raw.destroy() };
+    await this.bus.exchanges.run(scope, () => this.serveModern(request.raw, reply.raw, request.body));
   }
 
   /** Origin, then credentials; what fails is answered with its status and a JSON-RPC error. */
@@ -271,7 +380,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     }
   }
 
-  private callContext(request: FastifyRequest, principal: McpPrincipal): McpCallContext {
+  private callContext(request: FastifyRequest, principal: McpPrincipal, era: McpEra): McpCallContext {
     const query = request.query as Record<string, string | string[] | undefined>;
     const given = header(request, 'x-linked-account-owner-id') ?? single(query.linked_account_owner_id);
     if (given !== undefined && (given === '' || given.length > OWNER_ID_MAX)) {
@@ -292,7 +401,9 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
       tokenId: principal.tokenId,
       mode: mode,
       apps: intersect(requested, principal.tokenApps),
+      era,
       urlElicitation: false,
+      linkAnswered: false,
     };
   }
 
@@ -334,7 +445,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
 }
 
 async function refuse(reply: FastifyReply, status: number, message: string, headers: Record<string, string>) {
-  const code = status === 401 || status === 403 ? -32001 : status === 404 ? -32001 : ErrorCode.InvalidRequest;
+  const code = status === 401 || status === 403 ? -32001 : status === 404 ? -32001 : ProtocolErrorCode.InvalidRequest;
   await reply
     .code(status)
     .headers({ ...headers, 'content-type': 'application/json' })
@@ -365,4 +476,19 @@ function initializeParams(body: unknown): { protocolVersion: string; capabilitie
     }
   }
   return null;
+}
+
+/** The client capabilities a 2026-07-28 request carries in its `_meta` envelope. */
+function envelopeCapabilities(body: unknown): Record<string, unknown> | undefined {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return typeof capabilities === 'object' && capabilities !== null
+    ? (capabilities as Record<string, unknown>)
+    : undefined;
+}
+
+/** Whether a retried 2026-07-28 tools/call answers the link request of an earlier round. */
+function answeredLink(body: unknown): boolean {
+  const responses = (body as { params?: { inputResponses?: Record<string, unknown> } } | null)?.params?.inputResponses;
+  return typeof responses === 'object' && responses !== null && LINK_INPUT_KEY in responses;
 }

@@ -27,6 +27,11 @@ export class McpRepository {
     return this.tokens.findOneBy({ token_hash: tokenHash, revoked_at: IsNull(), expires_at: MoreThan(now) });
   }
 
+  /** Whether the token with this id is neither revoked nor expired. */
+  async isTokenUsable(id: string, now: Date): Promise<boolean> {
+    return this.tokens.existsBy({ id, revoked_at: IsNull(), expires_at: MoreThan(now) });
+  }
+
   /** False when the project has no such unrevoked token. */
   async revokeToken(projectId: string, id: string): Promise<boolean> {
     const result = await this.tokens.update(
