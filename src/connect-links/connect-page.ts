@@ -40,8 +40,12 @@ export interface LinkView {
   ownerId: string;
   scheme: SecurityScheme;
   csrfToken: string;
-  /** Origin of the OAuth 2.0 provider's authorization page, which the oauth2 form is redirected to. */
-  oauth2Origin?: string;
+  /**
+   * Origins a form post of this page may end on besides Patchbay's own (CSP `form-action` also
+   * governs redirects after a post): the OAuth 2.0 provider's authorization page, and the
+   * developer's `after_link_redirect_url` once the account is linked.
+   */
+  formTargets: string[];
   error?: string;
 }
 
@@ -92,7 +96,7 @@ ${secretField('token', 'Token')}
 ${error}
 ${form}
 <p class="note">Your credentials are sent to Patchbay only, stored encrypted, and never shown again.</p>`;
-  return html(status, `Link ${view.appDisplayName}`, body, view.oauth2Origin);
+  return html(status, `Link ${view.appDisplayName}`, body, view.formTargets);
 }
 
 export function successPage(appDisplayName: string): PageResponse {
@@ -132,8 +136,8 @@ function secretField(name: string, label: string): string {
 <input type="password" id="${name}" name="${name}" required autocomplete="off" autocapitalize="none" spellcheck="false">`;
 }
 
-function html(status: number, title: string, content: string, formOrigin?: string): PageResponse {
-  const formAction = formOrigin ? `'self' ${formOrigin}` : "'self'";
+function html(status: number, title: string, content: string, formTargets: string[] = []): PageResponse {
+  const formAction = ["'self'", ...new Set(formTargets)].join(' ');
   return {
     status,
     headers: {
