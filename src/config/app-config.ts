@@ -129,6 +129,32 @@ export class AppConfig {
   @IsString()
   MCP_ALLOWED_ORIGINS?: string;
 
+  /**
+   * Client ID Metadata Documents (MCP clients whose client_id is an https URL): fetching one may reach
+   * private, loopback and link-local addresses only when `true` (tests, private deployments).
+   */
+  @IsIn(['true', 'false'])
+  MCP_CLIENT_METADATA_ALLOW_PRIVATE: 'true' | 'false' = 'false';
+
+  /** PEM file of extra certificate authorities trusted when fetching client metadata documents (an internal CA). */
+  @IsOptional()
+  @IsString()
+  MCP_CLIENT_METADATA_CA_FILE?: string;
+
+  /** Largest client metadata document accepted, in bytes. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(512)
+  @Max(65_536)
+  MCP_CLIENT_METADATA_MAX_BYTES = 5_120;
+
+  /** How long fetching a client metadata document may take (oidc-provider's own limit is 2.5 s). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(2_500)
+  MCP_CLIENT_METADATA_TIMEOUT_MS = 2_000;
+
   /** Largest text of one MCP tool result; longer results are cut with a "truncated" marker and their full size. */
   @Transform(toInt)
   @IsInt()
@@ -350,6 +376,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     'EMBEDDINGS_DOCUMENT_PREFIX',
     'RATE_LIMIT_REQUESTS',
     'TRUST_PROXY',
+    'MCP_CLIENT_METADATA_CA_FILE',
   ];
   const raw: Record<string, string> = {};
   for (const key of new Set([...known, ...extra])) {

@@ -47,7 +47,12 @@ export class OidcServer {
    */
   static async start(
     clients: OidcClient[],
-    options: { accessTokenTtl?: number; refreshedAccessTokenTtl?: number } = {},
+    options: {
+      accessTokenTtl?: number;
+      refreshedAccessTokenTtl?: number;
+      /** The claims of a signed-in account (besides `sub`, its login), for ID tokens of OpenID Connect sign-ins. */
+      accountClaims?: (login: string) => Record<string, unknown>;
+    } = {},
   ): Promise<OidcServer> {
     const server = createServer();
     server.listen(0, '127.0.0.1');
@@ -61,7 +66,10 @@ export class OidcServer {
         response_types: ['code'],
       })),
       pkce: { required: () => true },
-      scopes: ['openid', 'offline_access', 'calendar.read', 'calendar.write'],
+      scopes: ['openid', 'offline_access', 'email', 'calendar.read', 'calendar.write'],
+      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      // Scope-requested claims go into the ID token too (an OpenID Connect sign-in reads them there).
+      conformIdTokenClaims: false,
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {
@@ -76,7 +84,10 @@ export class OidcServer {
         Session: 600,
       },
       cookies: { keys: ['oauth2-test-cookie-key'] },
-      findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+      findAccount: (_ctx, id) => ({
+        accountId: id,
+        claims: () => ({ ...options.accountClaims?.(id), sub: id }),
+      }),
     });
     const oidc = new OidcServer(server, provider);
     provider.use(async (ctx, next) => {
