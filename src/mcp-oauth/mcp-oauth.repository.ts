@@ -4,7 +4,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, MoreThan, type QueryDeepPartialEntity } from 'typeorm';
 import { McpTokenEntity } from '../mcp/mcp-token.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
-import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { McpIdentityProviderEntity } from './identity-provider.entity.js';
 import { McpOAuthRecordEntity } from './oauth-record.entity.js';
 
@@ -46,14 +45,14 @@ export class McpOAuthRepository {
     return this.dataSource.getRepository(ProjectEntity).findOneBy({ id: projectId });
   }
 
-  /** The apps the project configured and enabled, by name. */
+  /** The display names of the apps the project configured and enabled. */
   async enabledApps(projectId: string): Promise<string[]> {
-    const rows = await this.dataSource.getRepository(AppConfigurationEntity).find({
-      where: { project_id: projectId, enabled: true },
-      select: { app_name: true },
-      order: { app_name: 'ASC' },
-    });
-    return rows.map((row) => row.app_name);
+    const rows: { display_name: string }[] = await this.dataSource.query(
+      `SELECT a."display_name" FROM "app_configurations" c JOIN "apps" a ON a."name" = c."app_name"
+       WHERE c."project_id" = $1 AND c."enabled" ORDER BY a."display_name"`,
+      [projectId],
+    );
+    return rows.map((row) => row.display_name);
   }
 
   async upsertRecord(

@@ -31,7 +31,7 @@ export function consentPage(view: ConsentView): PageResponse {
 </ul>
 <h2>Apps</h2>
 ${apps}
-<p class="note">It never sees your passwords or tokens. You can withdraw access at any time; it lasts 30 days at most.</p>
+<p class="note">It never sees your passwords or tokens. Access lasts 30 days at most, and ${escapeHtml(view.projectName)} can withdraw it at any time.</p>
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(view.csrfToken)}">
 <button type="submit" name="decision" value="allow">Allow</button>

@@ -112,7 +112,7 @@ describe('MCP clients sign users in by OAuth 2.1 at /v1/mcp/p/{project}', () => 
     });
     expect(consent).toContain('Allow Test Agent to use Acme Assistant?');
     expect(consent).toContain('alice@example.test');
-    expect(consent).toContain(scenario.app.name);
+    expect(consent).toContain(scenario.app.display_name);
     expect(redirect?.origin).toBe('http://127.0.0.1:53682');
     expect(redirect?.searchParams.get('iss')).toBe(mcpUrl);
     const code = redirect?.searchParams.get('code') as string;
