@@ -8,6 +8,8 @@ import { LinkedAccountEntity } from './linked-accounts/linked-account.entity.js'
 import { McpSessionEntity } from './mcp/mcp-session.entity.js';
 import { McpTokenEntity } from './mcp/mcp-token.entity.js';
 import { McpServerEntity } from './mcp-servers/mcp-server.entity.js';
+import { McpIdentityProviderEntity } from './mcp-oauth/identity-provider.entity.js';
+import { McpOAuthRecordEntity } from './mcp-oauth/oauth-record.entity.js';
 import { OAuth2StateEntity } from './oauth2/oauth2-state.entity.js';
 import { ApiKeyEntity } from './projects/api-key.entity.js';
 import { RateLimitEntity } from './rate-limits/rate-limit.entity.js';
@@ -41,4 +43,6 @@ export const ENTITIES = [
   McpTokenEntity,
   McpSessionEntity,
   McpServerEntity,
+  McpIdentityProviderEntity,
+  McpOAuthRecordEntity,
 ];

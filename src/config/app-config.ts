@@ -175,6 +175,32 @@ export class AppConfig {
   MCP_ALLOWED_ORIGINS?: string;
 
   @Setting(
+    'Whether fetching a Client ID Metadata Document (an MCP client whose `client_id` is an https URL) may reach private, loopback or link-local addresses (tests, private deployments)',
+  )
+  @Transform(toBool)
+  @IsBoolean()
+  MCP_CLIENT_METADATA_ALLOW_PRIVATE = false;
+
+  @Setting('PEM file of extra certificate authorities trusted when fetching client metadata documents (an internal CA)')
+  @IsOptional()
+  @IsString()
+  MCP_CLIENT_METADATA_CA_FILE?: string;
+
+  @Setting('Largest client metadata document accepted, in bytes')
+  @Transform(toInt)
+  @IsInt()
+  @Min(512)
+  @Max(65_536)
+  MCP_CLIENT_METADATA_MAX_BYTES = 5_120;
+
+  @Setting("How long fetching a client metadata document may take, in ms (oidc-provider's own limit is 2.5 s)")
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(2_500)
+  MCP_CLIENT_METADATA_TIMEOUT_MS = 2_000;
+
+  @Setting(
     'Largest text of one MCP tool result; longer results are cut with a `[truncated: …]` marker giving the full size',
   )
   @Transform(toInt)

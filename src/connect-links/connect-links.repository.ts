@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, Raw } from 'typeorm';
 import { ConnectLinkEntity } from './connect-link.entity.js';
 import { returnedRows } from '../database/returned-rows.js';
 
@@ -32,10 +32,10 @@ export class ConnectLinksRepository {
     return this.repository.findOne({ where: { id }, relations: { app: true, project: true } });
   }
 
-  /** False when the link was not pending (already used, revoked) at the time of the update. */
+  /** False when the link was not pending (already used, revoked, or past its expiry) at the time of the update. */
   async revoke(projectId: string, id: string): Promise<boolean> {
     const result = await this.repository.update(
-      { project_id: projectId, id, status: 'pending' },
+      { project_id: projectId, id, status: 'pending', expires_at: Raw((column) => `${column} > now()`) },
       { status: 'revoked' },
     );
     return (result.affected ?? 0) > 0;

@@ -306,7 +306,10 @@ export class ConnectPageService {
       ownerId: link.linked_account_owner_id,
       scheme,
       csrfToken: csrfToken(token, link.id),
-      oauth2Origin: typeof authorizeUrl === 'string' ? originOf(authorizeUrl) : undefined,
+      formTargets: [
+        typeof authorizeUrl === 'string' ? originOf(authorizeUrl) : undefined,
+        link.after_link_redirect_url ? originOf(link.after_link_redirect_url) : undefined,
+      ].filter((origin): origin is string => origin !== undefined),
     };
   }
 

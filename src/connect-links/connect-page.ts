@@ -24,6 +24,11 @@ input[type=text],input[type=password]{width:100%;font:inherit;padding:.6rem;bord
 input:focus,button:focus{outline:3px solid #1a5fd0;outline-offset:2px}
 button{margin-top:1.25rem;width:100%;font:inherit;font-weight:600;padding:.7rem;border:0;border-radius:.4rem;background:#1a5fd0;color:#fff;cursor:pointer}
 button:hover{background:#144ca8}
+button.secondary{margin-top:.5rem;background:#fff;color:#1a5fd0;border:1px solid #1a5fd0}
+button.secondary:hover{background:#eef3fc}
+h2{font-size:1rem;margin:1rem 0 .25rem}
+ul{margin:.25rem 0 .75rem;padding-left:1.25rem}
+.uri{word-break:break-all}
 .error{border-left:4px solid #b3261e;background:#fdecea;color:#6d1a14;padding:.6rem .75rem;border-radius:.25rem}
 .success{border-left:4px solid #1e7a3c;background:#e7f5ec;color:#12462a;padding:.6rem .75rem;border-radius:.25rem}
 .note{font-size:.875rem;color:#4a5260;margin-top:1rem}
@@ -40,8 +45,12 @@ export interface LinkView {
   ownerId: string;
   scheme: SecurityScheme;
   csrfToken: string;
-  /** Origin of the OAuth 2.0 provider's authorization page, which the oauth2 form is redirected to. */
-  oauth2Origin?: string;
+  /**
+   * Origins a form post of this page may end on besides Patchbay's own (CSP `form-action` also
+   * governs redirects after a post): the OAuth 2.0 provider's authorization page, and the
+   * developer's `after_link_redirect_url` once the account is linked.
+   */
+  formTargets: string[];
   error?: string;
 }
 
@@ -92,7 +101,7 @@ ${secretField('token', 'Token')}
 ${error}
 ${form}
 <p class="note">Your credentials are sent to Patchbay only, stored encrypted, and never shown again.</p>`;
-  return html(status, `Link ${view.appDisplayName}`, body, view.oauth2Origin);
+  return html(status, `Link ${view.appDisplayName}`, body, view.formTargets);
 }
 
 export function successPage(appDisplayName: string): PageResponse {
@@ -132,8 +141,12 @@ function secretField(name: string, label: string): string {
 <input type="password" id="${name}" name="${name}" required autocomplete="off" autocapitalize="none" spellcheck="false">`;
 }
 
-function html(status: number, title: string, content: string, formOrigin?: string): PageResponse {
-  const formAction = formOrigin ? `'self' ${formOrigin}` : "'self'";
+/**
+ * An end-user page of Patchbay (connect links, MCP sign-in and consent): no script, Patchbay's own
+ * stylesheet, and a CSP whose form-action lists only the origins a post of the page may end on.
+ */
+export function html(status: number, title: string, content: string, formTargets: string[] = []): PageResponse {
+  const formAction = ["'self'", ...new Set(formTargets)].join(' ');
   return {
     status,
     headers: {

@@ -6,13 +6,17 @@ import { AppConfigurationsRepository } from '../app-configurations/app-configura
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyInvalidError } from '../projects/projects.errors.js';
 import { HeaderApiKeyStrategy } from '../projects/header-api-key.strategy.js';
+import { API_KEY_PREFIX } from '../projects/projects.service.js';
 import { type McpTokenCreate, type McpTokenCreated, TOKEN_TTL_DEFAULT_S } from './mcp.dto.js';
 import { McpCredentialsInvalidError, McpTokenNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
+import { AuthorizationServer } from '../mcp-oauth/authorization-server.js';
+import { MCP_SCOPE, projectOfMcpPath, protectedResourceMetadataUrl } from '../mcp-oauth/mcp-oauth.paths.js';
 
 /** Tokens start with this, so that a bearer value tells which kind of credential it is. */
 export const MCP_TOKEN_PREFIX = 'pbm_';
 export const MCP_PATH = '/v1/mcp';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Who is calling /v1/mcp, resolved from the credentials alone. */
 export interface McpPrincipal {
@@ -33,6 +37,7 @@ export class McpTokensService {
     private readonly configurations: AppConfigurationsRepository,
     private readonly apiKeys: HeaderApiKeyStrategy,
     private readonly config: AppConfig,
+    private readonly authorizationServer: AuthorizationServer,
   ) {}
 
   async createToken(projectId: string, input: McpTokenCreate): Promise<McpTokenCreated> {
@@ -70,10 +75,45 @@ export class McpTokensService {
 
   /**
    * The caller of an MCP request: `X-API-KEY`, or `Authorization: Bearer` with an API key or an MCP
-   * token. Tokens are looked up on every request (no cache), so a revocation holds at once on every
-   * instance.
+   * token, and on a project's own address (/v1/mcp/p/{project}, from `url`) also an OAuth access
+   * token of that project's authorization server, whose audience must be that address. Tokens are
+   * looked up on every request (no cache), so a revocation holds at once on every instance.
    */
-  async authenticate(apiKeyHeader: string | undefined, authorization: string | undefined): Promise<McpPrincipal> {
+  async authenticate(
+    apiKeyHeader: string | undefined,
+    authorization: string | undefined,
+    url: string = MCP_PATH,
+  ): Promise<McpPrincipal> {
+    const projectId = projectOfMcpPath(url);
+    if (projectId === null) {
+      return this.principalOf(apiKeyHeader, authorization, null);
+    }
+    // On a project's address, a refusal says where its OAuth metadata is (RFC 9728 §5.1).
+    const metadata = protectedResourceMetadataUrl(this.config.publicBaseUrl, projectId);
+    try {
+      const principal = await this.principalOf(apiKeyHeader, authorization, projectId);
+      if (principal.projectId !== projectId) {
+        throw new McpCredentialsInvalidError(false);
+      }
+      return principal;
+    } catch (error) {
+      if (error instanceof McpCredentialsInvalidError) {
+        throw new McpCredentialsInvalidError(
+          error.missing,
+          error.missing
+            ? `Bearer resource_metadata="${metadata}", scope="${MCP_SCOPE}"`
+            : `Bearer error="invalid_token", resource_metadata="${metadata}"`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async principalOf(
+    apiKeyHeader: string | undefined,
+    authorization: string | undefined,
+    oauthProject: string | null,
+  ): Promise<McpPrincipal> {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     const credential = apiKeyHeader || bearer;
     if (!credential) {
@@ -91,6 +131,21 @@ export class McpTokensService {
         tokenOwnerId: row.linked_account_owner_id,
         tokenApps: row.apps,
       };
+    }
+    if (!apiKeyHeader && oauthProject !== null && !credential.startsWith(API_KEY_PREFIX)) {
+      // An OAuth access token (oidc-provider's opaque tokens carry no prefix); it acts like an MCP token.
+      const caller = UUID.test(oauthProject)
+        ? await this.authorizationServer.verifyAccessToken(oauthProject, credential)
+        : null;
+      if (caller) {
+        return {
+          projectId: oauthProject,
+          tokenId: caller.tokenId,
+          apiKeyId: null,
+          tokenOwnerId: caller.ownerId,
+          tokenApps: caller.apps,
+        };
+      }
     }
     try {
       const key = await this.apiKeys.validate(credential);

@@ -1,5 +1,13 @@
 import { applyDecorators, Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, PublicRoute } from '../projects/api-key.guard.js';
 import { JsonRpcErrorResponse } from './mcp.dto.js';
@@ -95,6 +103,56 @@ export class McpTransportController {
   @ApiOkResponse({ description: 'The session ended' })
   @JsonRpcRefusals({ 400: REFUSALS[400], 401: REFUSALS[401], 403: REFUSALS[403], 404: REFUSALS[404] })
   handleMcpDelete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handleDelete(request, reply);
+  }
+
+  /**
+   * A project's own MCP address, which MCP clients add by URL and sign users in to by OAuth 2.1
+   * (src/mcp-oauth); the same transport, and also the project's API key and MCP tokens.
+   */
+  @Post('p/:projectId')
+  @PublicRoute()
+  @ApiSecurity(API_KEY_HEADER)
+  @ApiParam({
+    name: 'projectId',
+    format: 'uuid',
+    description: 'The project (its address identifies it to OAuth clients)',
+  })
+  @ApiOperation({
+    summary: "Model Context Protocol endpoint at a project's own address (OAuth 2.1)",
+    description:
+      'The same as POST /v1/mcp, at the address MCP clients (Claude, ChatGPT, VS Code, Cursor…) add by URL: ' +
+      'it is an OAuth 2.1 protected resource whose metadata (/.well-known/oauth-protected-resource/v1/mcp/p/' +
+      "{projectId}) leads to the project's authorization server and identity provider (PUT " +
+      "/v1/mcp/identity-provider). Also accepts the project's API key and MCP tokens. Without credentials: 401 " +
+      'with `WWW-Authenticate: Bearer resource_metadata="…"`.',
+  })
+  @ApiOkResponse({ description: 'A JSON-RPC response (or 202 for notifications)' })
+  @ApiResponse({ status: 202, description: 'Accepted notifications or responses' })
+  @JsonRpcRefusals(REFUSALS)
+  handleProjectMcpPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handlePost(request, reply);
+  }
+
+  @Get('p/:projectId')
+  @PublicRoute()
+  @ApiSecurity(API_KEY_HEADER)
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiOperation({ summary: "Open the server-to-client stream of an MCP session, at a project's own address" })
+  @ApiOkResponse({ description: 'A text/event-stream of JSON-RPC notifications' })
+  @JsonRpcRefusals({ 401: REFUSALS[401], 403: REFUSALS[403], 404: REFUSALS[404], 405: 'No Mcp-Session-Id' })
+  handleProjectMcpGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.transport.handleGet(request, reply);
+  }
+
+  @Delete('p/:projectId')
+  @PublicRoute()
+  @ApiSecurity(API_KEY_HEADER)
+  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiOperation({ summary: "End an MCP session, at a project's own address" })
+  @ApiOkResponse({ description: 'The session ended' })
+  @JsonRpcRefusals({ 400: REFUSALS[400], 401: REFUSALS[401], 404: REFUSALS[404] })
+  handleProjectMcpDelete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handleDelete(request, reply);
   }
 }

@@ -361,7 +361,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
       throw new McpOriginNotAllowedError(origin);
     }
     const principal = await this.limits.authenticateFrom(request.ip, () =>
-      this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization')),
+      this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization'), request.url),
     );
     // The credential's one budget, whether it calls REST or MCP.
     const limits = await this.limits.spendRequest(
@@ -433,8 +433,8 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
         await refuse(reply, error.status, error.message, error.headers);
       } else if (error instanceof DomainError) {
         const headers: Record<string, string> = {
-          ...error.headers,
           ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="patchbay", resource="/v1/mcp"' } : {}),
+          ...error.headers,
         };
         await refuse(reply, error.status, error.message, headers);
       } else {

@@ -8,12 +8,21 @@ export class McpTokenNotFoundError extends NotFoundError {
 
 /** Neither a valid API key nor a valid, unrevoked, unexpired MCP token. */
 export class McpCredentialsInvalidError extends UnauthorizedError {
-  constructor(missing: boolean) {
+  override readonly headers?: Readonly<Record<string, string>>;
+
+  /** `challenge`: the WWW-Authenticate value, when the address has its own (a project's OAuth metadata). */
+  constructor(
+    readonly missing: boolean,
+    challenge?: string,
+  ) {
     super(
       missing
         ? 'Missing credentials: send the project API key in X-API-KEY, or an API key or MCP token as Authorization: Bearer'
         : 'Invalid credentials: the API key or MCP token is unknown, revoked or expired',
     );
+    if (challenge) {
+      this.headers = { 'www-authenticate': challenge };
+    }
   }
 }
 

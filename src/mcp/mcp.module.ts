@@ -4,6 +4,7 @@ import { ConnectLinksModule } from '../connect-links/connect-links.module.js';
 import { ExecutionModule } from '../execution/execution.module.js';
 import { FunctionsModule } from '../functions/functions.module.js';
 import { LinkedAccountsModule } from '../linked-accounts/linked-accounts.module.js';
+import { McpOAuthModule } from '../mcp-oauth/mcp-oauth.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { AccountLinking } from './account-linking.js';
 import { McpRepository } from './mcp.repository.js';
@@ -22,6 +23,7 @@ import { McpTransportService } from './mcp-transport.service.js';
     LinkedAccountsModule,
     ConnectLinksModule,
     AppConfigurationsModule,
+    McpOAuthModule,
   ],
   controllers: [McpTokensController, McpTransportController],
   providers: [McpRepository, McpTokensService, McpToolsService, McpTransportService, AccountLinking],

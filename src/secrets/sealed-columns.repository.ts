@@ -7,6 +7,7 @@ import { returnedRows } from '../database/returned-rows.js';
 import { ConnectLinkEntity } from '../connect-links/connect-link.entity.js';
 import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
 import { OAuth2StateEntity } from '../oauth2/oauth2-state.entity.js';
+import { McpIdentityProviderEntity } from '../mcp-oauth/identity-provider.entity.js';
 
 /** Every column that holds a value sealed by SecretBox: what a key rotation re-seals. */
 const SEALED_COLUMNS: { entity: EntityTarget<object>; column: string }[] = [
@@ -15,6 +16,8 @@ const SEALED_COLUMNS: { entity: EntityTarget<object>; column: string }[] = [
   { entity: AppEntity, column: 'secrets' },
   { entity: ConnectLinkEntity, column: 'webhook_secret' },
   { entity: OAuth2StateEntity, column: 'code_verifier' },
+  { entity: McpIdentityProviderEntity, column: 'client_secret' },
+  { entity: McpIdentityProviderEntity, column: 'server_keys' },
 ];
 
 export interface SealedColumn {

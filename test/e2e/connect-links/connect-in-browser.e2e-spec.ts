@@ -1,4 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -69,12 +71,23 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   let project: TestProject;
   let browser: Browser | undefined;
   let base: string;
+  /** The developer's own site, on another origin: where `after_link_redirect_url` sends the browser. */
+  let developerSite: Server;
+  let developerOrigin: string;
+  const developerVisits: string[] = [];
 
   beforeAll(async () => {
+    developerSite = createServer((request, response) => {
+      developerVisits.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><html lang="en"><title>Back at Acme</title><h1>Back at Acme</h1></html>');
+    });
+    await new Promise<void>((resolve) => developerSite.listen(0, '127.0.0.1', resolve));
+    developerOrigin = `http://127.0.0.1:${(developerSite.address() as AddressInfo).port}`;
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // The OAuth 2.0 return and the cookie need the browser on PUBLIC_BASE_URL itself.
-    app = await TestApp.start({ PUBLIC_BASE_URL: base }, { port });
+    app = await TestApp.start({ PUBLIC_BASE_URL: base, OAUTH2_REDIRECT_ALLOWED_ORIGINS: developerOrigin }, { port });
     project = await app.ctx.newProject('Acme Assistant');
     oidc = await OidcServer.start([{ ...CLIENT, redirect_uris: [`${base}${CALLBACK_PATH}`] }]);
     if (hasChromium) {
@@ -86,7 +99,56 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
     await browser?.close();
     await oidc.close();
     await app.close();
+    await new Promise((resolve) => developerSite.close(resolve));
   });
+
+  it.skipIf(!hasChromium)(
+    title('after_link_redirect_url on another origin: the browser lands there after linking (the CSP allows it)'),
+    async () => {
+      const catalogApp = await configuredApp(app, project.apiKey, 'api_key', { display_name: 'Acme Redirect' });
+      const link = await createLink(app, project.apiKey, {
+        app_name: catalogApp.name,
+        linked_account_owner_id: 'dora',
+        after_link_redirect_url: `${developerOrigin}/integrations?tab=apps`,
+      });
+      const context = await (browser as Browser).newContext();
+      const page = await context.newPage();
+      const blocked: string[] = [];
+      page.on('console', (message) => {
+        if (message.text().includes('Content Security Policy')) {
+          blocked.push(message.text());
+        }
+      });
+      await page.goto(link.url);
+      await page.fill('#api_key', 'sk-redirect-51f0');
+      await page.click('button[type="submit"]');
+      await page.waitForURL((url) => url.origin === developerOrigin, { timeout: 10_000 });
+      const landed = new URL(page.url());
+      expect(landed.pathname).toBe('/integrations');
+      expect(landed.searchParams.get('tab')).toBe('apps');
+      expect(landed.searchParams.get('status')).toBe('success');
+      expect(await page.textContent('h1')).toBe('Back at Acme');
+      expect(blocked).toEqual([]);
+      const status = await app.get(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });
+      expect(status.body.status).toBe('completed');
+      expect(landed.searchParams.get('linked_account_id')).toBe(status.body.linked_account_id);
+      expect(developerVisits.some((visit) => visit.startsWith('/integrations?'))).toBe(true);
+      await context.close();
+      // Only that origin is added to form-action; everything else stays as strict.
+      const other = await createLink(app, project.apiKey, {
+        app_name: catalogApp.name,
+        linked_account_owner_id: 'dora',
+        after_link_redirect_url: `${developerOrigin}/integrations`,
+      });
+      const fresh = await (browser as Browser).newContext();
+      const response = await (await fresh.newPage()).goto(other.url);
+      expect(response?.headers()['content-security-policy']).toBe(
+        `default-src 'none'; style-src 'self'; img-src data:; form-action 'self' ${developerOrigin}; ` +
+          "frame-ancestors 'none'; base-uri 'none'",
+      );
+      await fresh.close();
+    },
+  );
 
   it.skipIf(!hasChromium)(
     title('API key: open the link, fill and submit the form, see the success page and the account through the API'),

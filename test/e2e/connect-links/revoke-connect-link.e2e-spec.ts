@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestProject } from '../../helpers/test-context.js';
 import { TestApp } from '../../helpers/test-app.js';
+import { ConnectLinkEntity } from '../../../src/connect-links/connect-link.entity.js';
 import { ConnectBrowser, CONNECT_LINKS, configuredApp, createLink } from './connect.js';
 
 // revokeConnectLink
@@ -48,6 +49,18 @@ describe('DELETE /v1/linked-accounts/connect-links/{id}', () => {
     const res = await app.delete(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: `Connect link ${link.id} is completed; only a pending link can be revoked` });
+  });
+
+  it('409 for an expired link, which stays expired (not revoked)', async () => {
+    const catalogApp = await configuredApp(app, project.apiKey, 'no_auth');
+    const link = await createLink(app, project.apiKey, { app_name: catalogApp.name, linked_account_owner_id: 'u-4' });
+    await app.dataSource
+      .getRepository(ConnectLinkEntity)
+      .update({ id: link.id }, { expires_at: new Date(Date.now() - 1000) });
+    const res = await app.delete(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: `Connect link ${link.id} is expired; only a pending link can be revoked` });
+    expect((await app.get(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey })).body.status).toBe('expired');
   });
 
   it('404 for another project’s link (left untouched) and for an unknown id', async () => {

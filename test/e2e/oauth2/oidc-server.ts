@@ -54,6 +54,8 @@ export class OidcServer {
       registration?: boolean;
       /** Resource indicators (RFC 8707): tokens bound to the resource asked for, with these scopes. */
       resourceScopes?: string;
+      /** The claims of a signed-in account (besides `sub`, its login), for ID tokens of OpenID Connect sign-ins. */
+      accountClaims?: (login: string) => Record<string, unknown>;
     } = {},
   ): Promise<OidcServer> {
     const server = createServer();
@@ -68,7 +70,10 @@ export class OidcServer {
         response_types: ['code'],
       })),
       pkce: { required: () => true },
-      scopes: ['openid', 'offline_access', 'calendar.read', 'calendar.write', 'notes'],
+      scopes: ['openid', 'offline_access', 'email', 'calendar.read', 'calendar.write', 'notes'],
+      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      // Scope-requested claims go into the ID token too (an OpenID Connect sign-in reads them there).
+      conformIdTokenClaims: false,
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {
@@ -99,7 +104,10 @@ export class OidcServer {
             }
           : {}),
       },
-      findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+      findAccount: (_ctx, id) => ({
+        accountId: id,
+        claims: () => ({ ...options.accountClaims?.(id), sub: id }),
+      }),
     });
     const oidc = new OidcServer(server, provider);
     provider.use(async (ctx, next) => {

@@ -1,0 +1,308 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable, Logger } from '@nestjs/common';
+import * as client from 'openid-client';
+import { hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
+import { seeOther, type PageResponse } from '../connect-links/connect-page.js';
+import { AppConfig } from '../config/app-config.js';
+import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
+import { MCP_TOKEN_PREFIX } from '../mcp/mcp-tokens.service.js';
+import { AuthorizationServer, mcpTokenIdOfGrant, plainOAuthError, type ServerKeys } from './authorization-server.js';
+import { IdentityProvidersService } from './identity-providers.service.js';
+import { McpOAuthRepository } from './mcp-oauth.repository.js';
+import { MCP_SCOPE, projectMcpPath, projectMcpUrl } from './mcp-oauth.paths.js';
+import { consentPage, errorPage } from './sign-in-pages.js';
+
+const SIGN_IN_TTL_S = 600;
+
+/** What the controller reads from a browser request for the sign-in and consent pages. */
+export interface BrowserRequest {
+  raw: IncomingMessage;
+  rawReply: ServerResponse;
+  origin?: string;
+  fetchSite?: string;
+}
+
+interface SignInState {
+  uid: string;
+  verifier: string;
+  nonce: string;
+}
+
+/**
+ * The end user's side of an MCP client's authorization: oidc-provider hands its interactions here;
+ * the login is a sign-in at the project's OpenID Connect provider (openid-client, PKCE, state,
+ * nonce), whose configured claim becomes the linked-account owner; the consent page then says
+ * which client asks, for which apps, as whom, and with what permissions. Allowing creates the
+ * grant and the owner-scoped MCP token that the OAuth tokens stand for.
+ */
+@Injectable()
+export class SignInService {
+  private readonly logger = new Logger('McpSignIn');
+
+  constructor(
+    private readonly server: AuthorizationServer,
+    private readonly identityProviders: IdentityProvidersService,
+    private readonly repository: McpOAuthRepository,
+    private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** GET of an interaction: to the identity provider for a login, or the consent page. */
+  async showInteraction(projectId: string, uid: string, request: BrowserRequest): Promise<PageResponse> {
+    const provider = await this.server.providerFor(projectId);
+    if (!provider) {
+      return notSetUp();
+    }
+    const details = await this.details(projectId, uid, request);
+    if (!details) {
+      return expired();
+    }
+    if (details.prompt.name === 'login') {
+      return this.startSignIn(projectId, uid);
+    }
+    const project = await this.repository.findProject(projectId);
+    const clientId = String(details.params.client_id);
+    const mcpClient = await provider.Client.find(clientId);
+    const redirectUri = String(details.params.redirect_uri);
+    return consentPage({
+      action: `${projectMcpPath(projectId)}/interaction/${uid}`,
+      csrfToken: await this.csrfToken(projectId, uid),
+      projectName: project?.name ?? 'this project',
+      clientName: mcpClient?.clientName || new URL(redirectUri).host,
+      clientUri: mcpClient?.clientUri ?? null,
+      redirectOrigin: new URL(redirectUri).origin,
+      ownerId: details.session?.accountId ?? '',
+      apps: await this.repository.enabledApps(projectId),
+    });
+  }
+
+  /** POST of the consent form: allow (grant + MCP token) or deny; back to oidc-provider either way. */
+  async decide(
+    projectId: string,
+    uid: string,
+    request: BrowserRequest,
+    form: Record<string, unknown>,
+  ): Promise<PageResponse> {
+    const provider = await this.server.providerFor(projectId);
+    if (!provider) {
+      return notSetUp();
+    }
+    if (!sameSite(request, this.config.publicBaseUrl)) {
+      return errorPage(403, 'Request refused', 'This form can only be sent from its own page.');
+    }
+    const csrf = form.csrf_token;
+    if (typeof csrf !== 'string' || !safeEqual(csrf, await this.csrfToken(projectId, uid))) {
+      return errorPage(403, 'Request refused', 'This form can only be sent from its own page.');
+    }
+    const details = await this.details(projectId, uid, request);
+    if (!details || details.prompt.name !== 'consent' || !details.session?.accountId) {
+      return expired();
+    }
+    if (form.decision !== 'allow') {
+      const returnTo = await provider.interactionResult(
+        request.raw,
+        request.rawReply,
+        { error: 'access_denied', error_description: 'The user declined access' },
+        { mergeWithLastSubmission: false },
+      );
+      return seeOther(returnTo);
+    }
+    const accountId = details.session.accountId;
+    const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    // Exactly what the authorization request asked for (oidc-provider lists it); the resource can only be
+    // this project's MCP address (the authorization server refuses any other).
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope?.length) {
+      grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    }
+    if (missing.missingOIDCClaims?.length) {
+      grant.addOIDCClaims(missing.missingOIDCClaims);
+    }
+    const resource = projectMcpUrl(this.config.publicBaseUrl, projectId);
+    grant.addResourceScope(
+      resource,
+      [...new Set([MCP_SCOPE, ...(missing.missingResourceScopes?.[resource] ?? [])])].join(' '),
+    );
+    const grantId = await grant.save();
+    await this.repository.insertGrantToken({
+      id: mcpTokenIdOfGrant(grantId),
+      project_id: projectId,
+      linked_account_owner_id: accountId,
+      apps: null,
+      // Never handed out: the OAuth tokens stand for this MCP token.
+      token_hash: hashBearerSecret(newBearerSecret(MCP_TOKEN_PREFIX)),
+      expires_at: new Date(Date.now() + TOKEN_TTL_DEFAULT_S * 1000),
+    });
+    const returnTo = await provider.interactionResult(request.raw, request.rawReply, { consent: { grantId } });
+    return seeOther(returnTo);
+  }
+
+  /** The identity provider's redirect back: the claim becomes the owner, and the interaction goes on. */
+  async signInCallback(projectId: string, query: Record<string, unknown>): Promise<PageResponse> {
+    const provider = await this.server.providerFor(projectId);
+    const idp = provider ? await this.identityProviders.clientFor(projectId) : null;
+    if (!provider || !idp) {
+      return notSetUp();
+    }
+    const state = typeof query.state === 'string' ? query.state : '';
+    const row = state ? await this.repository.findRecord(projectId, 'SignIn', { id: state }) : null;
+    if (!row) {
+      return errorPage(400, 'Sign-in failed', 'This sign-in is unknown or expired. Go back to the app and try again.');
+    }
+    // A state works once.
+    await this.repository.destroyRecord(projectId, 'SignIn', state);
+    const saved = row.payload as unknown as SignInState;
+    if (typeof query.error === 'string') {
+      await this.abort(provider, saved.uid, query.error);
+      return errorPage(
+        400,
+        'Sign-in failed',
+        plainOAuthError(query.error, typeof query.error_description === 'string' ? query.error_description : undefined),
+      );
+    }
+    const callbackUrl = new URL(idp.redirectUri);
+    for (const [name, value] of Object.entries(query)) {
+      if (typeof value === 'string') {
+        callbackUrl.searchParams.set(name, value);
+      }
+    }
+    let ownerId: string | undefined;
+    try {
+      const tokens = await client.authorizationCodeGrant(idp.configuration, callbackUrl, {
+        pkceCodeVerifier: this.secretBox.open(saved.verifier),
+        expectedState: state,
+        expectedNonce: saved.nonce,
+        idTokenExpected: true,
+      });
+      const claims: Record<string, unknown> = tokens.claims() ?? {};
+      let value = claims[idp.ownerClaim];
+      if (
+        value === undefined &&
+        idp.configuration.serverMetadata().userinfo_endpoint &&
+        typeof claims.sub === 'string'
+      ) {
+        value = (await client.fetchUserInfo(idp.configuration, tokens.access_token, claims.sub))[idp.ownerClaim];
+      }
+      if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
+        ownerId = String(value).slice(0, 255);
+      }
+    } catch (error) {
+      this.logger.warn(`Sign-in at the identity provider of project ${projectId} failed: ${(error as Error).message}`);
+      return errorPage(400, 'Sign-in failed', 'Your sign-in could not be confirmed. Go back to the app and try again.');
+    }
+    if (!ownerId) {
+      return errorPage(
+        400,
+        'Sign-in failed',
+        `Your account has no ${idp.ownerClaim}, which this project needs to know who you are.`,
+      );
+    }
+    const interaction = await provider.Interaction.find(saved.uid);
+    if (!interaction) {
+      return expired();
+    }
+    interaction.result = { login: { accountId: ownerId } };
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    return seeOther(interaction.returnTo);
+  }
+
+  private async startSignIn(projectId: string, uid: string): Promise<PageResponse> {
+    let idp;
+    try {
+      idp = await this.identityProviders.clientFor(projectId);
+    } catch (error) {
+      this.logger.warn(`The identity provider of project ${projectId} cannot be reached: ${(error as Error).message}`);
+      return errorPage(
+        502,
+        'Sign-in unavailable',
+        'The sign-in service of this app cannot be reached. Try again later.',
+      );
+    }
+    if (!idp) {
+      return notSetUp();
+    }
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    await this.repository.upsertRecord(
+      projectId,
+      'SignIn',
+      state,
+      { uid, verifier: this.secretBox.seal(verifier), nonce },
+      SIGN_IN_TTL_S,
+    );
+    const url = client.buildAuthorizationUrl(idp.configuration, {
+      redirect_uri: idp.redirectUri,
+      scope: idp.scopes,
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    return seeOther(url.href);
+  }
+
+  private async details(projectId: string, uid: string, request: BrowserRequest) {
+    const provider = await this.server.providerFor(projectId);
+    try {
+      const details = await provider!.interactionDetails(request.raw, request.rawReply);
+      return details.uid === uid ? details : null;
+    } catch {
+      // No interaction cookie, or an expired interaction.
+      return null;
+    }
+  }
+
+  private async abort(
+    provider: NonNullable<Awaited<ReturnType<AuthorizationServer['providerFor']>>>,
+    uid: string,
+    error: string,
+  ) {
+    const interaction = await provider.Interaction.find(uid);
+    if (interaction) {
+      interaction.result = { error: error === 'access_denied' ? 'access_denied' : 'login_required' };
+      await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    }
+  }
+
+  private async csrfToken(projectId: string, uid: string): Promise<string> {
+    const keys = await this.server.keysFor(projectId);
+    return createHmac('sha256', (keys as ServerKeys).cookieKeys[0])
+      .update(`consent:${uid}`)
+      .digest('base64url');
+  }
+}
+
+function notSetUp(): PageResponse {
+  return errorPage(404, 'Sign-in is not set up', 'This project has not set up sign-in for MCP clients.');
+}
+
+function expired(): PageResponse {
+  return errorPage(
+    400,
+    'This sign-in has expired',
+    'This page is no longer valid (it expired, or was opened in another browser). Go back to the app and connect again.',
+  );
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Fetch metadata and Origin, when sent, must say the post came from Patchbay's own page. */
+function sameSite(request: BrowserRequest, publicBaseUrl: string): boolean {
+  if (request.fetchSite && request.fetchSite !== 'same-origin') {
+    return false;
+  }
+  if (request.origin && request.origin !== 'null') {
+    return request.origin === new URL(publicBaseUrl).origin;
+  }
+  return true;
+}
