@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BodyRule, ParameterRule } from '../functions/openapi-wire.js';
+import { type BodyRule, isTextual, type ParameterRule } from '../functions/openapi-wire.js';
 import { bracketPieces, InexpressibleInputError, percentEncode, queryPieces } from './parameter-styles.js';
 
 /** A body ready to send: its bytes and the Content-Type header that names them. */
@@ -25,7 +25,7 @@ export function encodeBody(rule: BodyRule, value: unknown): Payload {
   if (isJson(lower)) {
     return { bytes: JSON.stringify(value), contentType: mediaType === '*/*' ? 'application/json' : mediaType };
   }
-  if (lower.startsWith('text/')) {
+  if (isTextual(lower)) {
     return { bytes: typeof value === 'string' ? value : JSON.stringify(value), contentType: mediaType };
   }
   return { bytes: binary(value, FIELD), contentType: mediaType };

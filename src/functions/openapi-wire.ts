@@ -55,3 +55,8 @@ export function defaultStyle(section: ParameterSection): ParameterStyle {
 export function defaultExplode(style: ParameterStyle): boolean {
   return style === 'form';
 }
+
+/** Media types whose content is text, sent as the string given (others that are not JSON, form or multipart are bytes). */
+export function isTextual(type: string): boolean {
+  return /^text\/|^application\/([^;]*\+)?(xml|yaml|x-yaml|jwt|text|javascript|x-ndjson|sql|graphql)\b/i.test(type);
+}

@@ -4,6 +4,7 @@ import {
   type BodyRule,
   defaultExplode,
   defaultStyle,
+  isTextual,
   OPENAPI_WIRE_VERSION,
   type OpenApiWire,
   type ParameterRule,
@@ -46,7 +47,9 @@ export function buildFunction(
     const groupProperties = group.properties as Node;
     for (const parameter of parameters.filter((p) => p.in === section)) {
       const paramName = parameter.name as string;
-      if (section === 'header' && MANAGED_HEADERS.has(paramName.toLowerCase())) {
+      // A required Accept is the document's to state (the executor sets none); other managed headers are the executor's.
+      const lower = paramName.toLowerCase();
+      if (section === 'header' && MANAGED_HEADERS.has(lower) && !(lower === 'accept' && parameter.required === true)) {
         continue;
       }
       const schema = parameterSchema(parameter);
@@ -165,8 +168,10 @@ const MEDIA_PREFERENCE: ((type: string) => boolean)[] = [
   (type) => type.toLowerCase().startsWith(MULTIPART),
   (type) => type === '*/*',
   (type) => /^text\/plain\b/i.test(type),
-  (type) => /^text\//i.test(type),
+  (type) => isTextual(type),
   (type) => /^application\/octet-stream\b/i.test(type),
+  // Any other media type (images, archives, PDF…) is sent as bytes given in base64.
+  (type) => /^[\w.+-]+\/[\w.+*-]+/.test(type),
 ];
 
 /** The body section and its wire rule, or why the body cannot be sent. */
@@ -175,7 +180,11 @@ function mapBody(body: Node): { schema: Node; rule: BodyRule } | string {
   const mediaTypes = Object.keys(content);
   const chosen = MEDIA_PREFERENCE.map((test) => mediaTypes.find(test)).find((type) => type !== undefined);
   if (chosen === undefined) {
-    return `request body only as ${mediaTypes.join(', ') || 'no media type'} (JSON, form, multipart, text and binary bodies are supported)`;
+    const listed =
+      mediaTypes.length > 4
+        ? `${mediaTypes.slice(0, 4).join(', ')} and ${mediaTypes.length - 4} more`
+        : mediaTypes.join(', ');
+    return `request body only as ${listed || 'no media type'} (JSON, form, multipart, text and binary bodies are supported)`;
   }
   const media = isNode(content[chosen]) ? content[chosen] : {};
   const source = isNode(media.schema) ? mergeAllOf(media.schema) : undefined;
@@ -197,12 +206,12 @@ function mapBody(body: Node): { schema: Node; rule: BodyRule } | string {
         rule.files = files;
       }
     }
-  } else if (/^text\//i.test(chosen)) {
-    schema = { type: 'string' };
-  } else if (/^application\/octet-stream\b/i.test(chosen)) {
-    schema = { type: 'string', description: 'The content, base64-encoded' };
-  } else {
+  } else if (/json/i.test(chosen) || chosen === '*/*') {
     schema = toCatalogSchema(source);
+  } else if (isTextual(chosen)) {
+    schema = { type: 'string' };
+  } else {
+    schema = { type: 'string', description: `The ${chosen} content, base64-encoded` };
   }
   const text = cleanText(body.description);
   if (!schema.description && text) {
