@@ -68,8 +68,8 @@ function schemaKind(doc: Node, schema: unknown): string {
 export function operationFeatures(doc: Node, pathItem: Node, op: Node): string[] {
   const features = new Set<string>();
   const parameters = [
-    ...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []),
-    ...(Array.isArray(op.parameters) ? op.parameters : []),
+    ...(Array.isArray(pathItem.parameters) ? (pathItem.parameters as unknown[]) : []),
+    ...(Array.isArray(op.parameters) ? (op.parameters as unknown[]) : []),
   ]
     .map((p) => resolve(doc, p))
     .filter(isNode);
@@ -438,7 +438,7 @@ export async function runFidelity(
       const schema = (definition.body as { function: { parameters: Node } }).function.parameters;
       let input: unknown;
       try {
-        input = generateSync(schema as never, {
+        input = generateSync(schema, {
           seed: seed + j,
           alwaysFakeOptionals: true,
           maxItems: 3,
