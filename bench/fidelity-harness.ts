@@ -220,7 +220,13 @@ export function trimmedDocument(doc: Node, operations: { method: string; path: s
   const components = isNode(doc.components) ? doc.components : undefined;
   if (components) {
     const reached = new Set<string>();
-    const stack: unknown[] = [paths, doc.security, doc.servers];
+    // Everything but the other operations and the components themselves may reference components (3.1 webhooks…).
+    const stack: unknown[] = [
+      paths,
+      ...Object.entries(doc)
+        .filter(([key]) => key !== 'paths' && key !== 'components')
+        .map(([, value]) => value),
+    ];
     const securitySchemes = isNode(components.securitySchemes) ? components.securitySchemes : {};
     while (stack.length > 0) {
       const node = stack.pop();

@@ -24,6 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import {
   type Api,
@@ -117,22 +118,26 @@ async function main(): Promise<void> {
   }
   const fixture = process.env.FIDELITY_FIXTURE;
   if (fixture) {
-    // The test suite's fixed sample: each sampled document trimmed to its sampled operations, and the sample.
-    rmSync(fixture, { recursive: true, force: true });
-    mkdirSync(fixture, { recursive: true });
-    const listed: { document: string; operations: SampledOperation[] }[] = [];
-    [...byFile.keys()].sort().forEach((file, k) => {
+    // The test suite's fixed sample, one gzipped file: each sampled document trimmed to its sampled
+    // operations (documents still over 100 KB trimmed are left out, to keep the file small), and the sample.
+    const listed: { original: Record<string, unknown>; operations: SampledOperation[] }[] = [];
+    for (const file of [...byFile.keys()].sort()) {
       const ops = (byFile.get(file) ?? []).sort((a, b) =>
         `${a.path} ${a.method}`.localeCompare(`${b.path} ${b.method}`),
       );
-      writeFileSync(join(fixture, `f${k}.json`), JSON.stringify(trimmedDocument(readJson(join(DIRECTORY, file)), ops)));
-      listed.push({ document: `f${k}.json`, operations: ops });
-    });
-    writeFileSync(
-      join(fixture, 'sample.json'),
-      `${JSON.stringify({ seed: SEED, directory: DIRECTORY_PACKAGE, documents: listed }, null, 1)}\n`,
+      const original = trimmedDocument(readJson(join(DIRECTORY, file)), ops);
+      if (JSON.stringify(original).length <= 100_000) {
+        listed.push({ original, operations: ops });
+      }
+    }
+    writeFileSync(fixture, gzipSync(JSON.stringify({ seed: SEED, directory: DIRECTORY_PACKAGE, documents: listed })));
+    console.log(
+      JSON.stringify({
+        fixture,
+        documents: listed.length,
+        operations: listed.reduce((n, d) => n + d.operations.length, 0),
+      }),
     );
-    console.log(JSON.stringify({ fixture, documents: listed.length, operations: sample.length }));
     return;
   }
   const upstream = await RecordingUpstream.start();

@@ -1,5 +1,5 @@
 import type { OpenApiWire } from '../functions/openapi-wire.js';
-import { encodeBody } from './openapi-body.js';
+import { encodeBody, isJson } from './openapi-body.js';
 import { cookiePieces, headerValue, InexpressibleInputError, pathValue, queryPieces } from './parameter-styles.js';
 import { type OutboundRequest, parseServerUrl, type RestProtocol, setHeader, USER_AGENT } from './rest-request.js';
 
@@ -62,8 +62,11 @@ export function buildOpenApiRequest(protocol: OpenApiProtocol, input: Json): Out
   const bodyRule = protocol.openapi.body;
   if (bodyRule && input.body !== undefined) {
     const payload = encodeBody(bodyRule, input.body);
-    request.payload = payload;
-    setHeader(request, 'Content-Type', payload.contentType);
+    // A form without fields is no body (APIs such as Stripe's declare optional form bodies on GET).
+    if (payload.bytes.length > 0 || isJson(bodyRule.media_type)) {
+      request.payload = payload;
+      setHeader(request, 'Content-Type', payload.contentType);
+    }
   }
   return request;
 }

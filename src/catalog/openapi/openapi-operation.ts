@@ -47,9 +47,11 @@ export function buildFunction(
     const groupProperties = group.properties as Node;
     for (const parameter of parameters.filter((p) => p.in === section)) {
       const paramName = parameter.name as string;
-      // A required Accept is the document's to state (the executor sets none); other managed headers are the executor's.
+      // A required Accept or Content-Type is the document's to state (a body sent sets its own Content-Type);
+      // other managed headers, and optional ones, are the executor's.
       const lower = paramName.toLowerCase();
-      if (section === 'header' && MANAGED_HEADERS.has(lower) && !(lower === 'accept' && parameter.required === true)) {
+      const stated = (lower === 'accept' || lower === 'content-type') && parameter.required === true;
+      if (section === 'header' && MANAGED_HEADERS.has(lower) && !stated) {
         continue;
       }
       const schema = parameterSchema(parameter);

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FidelityReport,
@@ -13,16 +14,16 @@ import {
 import { OpenApiImportService } from '../../../src/catalog/openapi/openapi-import.service.js';
 import { TestApp } from '../../helpers/test-app.js';
 
-const FIXTURE = 'test/fixtures/openapi/fidelity';
+const FIXTURE = 'test/fixtures/openapi/fidelity-sample.json.gz';
 
 interface Sample {
   seed: number;
-  documents: { document: string; operations: SampledOperation[] }[];
+  documents: { original: Record<string, unknown>; operations: SampledOperation[] }[];
 }
 
 /**
  * The fixed sample of `npm run bench:fidelity` (about 300 operations of the APIs.guru directory, made
- * with FIDELITY_FIXTURE=… FIDELITY_TARGET=300): imported, executed with seeded generated inputs
+ * with FIDELITY_FIXTURE=test/fixtures/openapi/fidelity-sample.json.gz FIDELITY_TARGET=340): imported, executed with seeded generated inputs
  * against a local recording upstream, each request validated against its original operation by
  * openapi-backend. The floor below is the figure this sample reaches; a change that sends requests
  * the validator rejects lowers it and fails.
@@ -37,10 +38,12 @@ describe('imported directory operations send requests an independent validator a
     app = await TestApp.start();
     upstream = await RecordingUpstream.start();
     work = mkdtempSync(join(tmpdir(), 'patchbay-fidelity-'));
-    const sample = JSON.parse(readFileSync(join(FIXTURE, 'sample.json'), 'utf8')) as Sample;
-    const prepared: PreparedDocument[] = sample.documents.map(({ document, operations }, k) => {
-      const original = JSON.parse(readFileSync(join(FIXTURE, document), 'utf8')) as Record<string, unknown>;
-      writeFileSync(join(work, document), JSON.stringify(importableDocument(original, k, upstream.url, operations)));
+    const sample = JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as Sample;
+    const prepared: PreparedDocument[] = sample.documents.map(({ original, operations }, k) => {
+      writeFileSync(
+        join(work, `f${k}.json`),
+        JSON.stringify(importableDocument(original, k, upstream.url, operations)),
+      );
       return { k, original, operations };
     });
     await app.app.get(OpenApiImportService).importSources([work], { secrets: {} });
@@ -61,7 +64,7 @@ describe('imported directory operations send requests an independent validator a
 
   it('executes most of the sample and the validator accepts the requests', () => {
     console.log(JSON.stringify({ ...report, features: undefined }, null, 1));
-    expect(report.operations_sampled).toBeGreaterThanOrEqual(290);
+    expect(report.operations_sampled).toBeGreaterThanOrEqual(280);
     expect(report.executed).toBeGreaterThanOrEqual(FLOOR.executed);
     expect(report.valid_percent).toBeGreaterThanOrEqual(FLOOR.valid_percent);
   });
