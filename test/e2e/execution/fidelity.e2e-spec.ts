@@ -5,12 +5,11 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FidelityReport,
-  importableDocument,
   type PreparedDocument,
   RecordingUpstream,
   runFidelity,
-  type SampledOperation,
 } from '../../../bench/fidelity-harness.js';
+import { importableDocument, type SampledOperation } from '../../../bench/fidelity-sample.js';
 import { OpenApiImportService } from '../../../src/catalog/openapi/openapi-import.service.js';
 import { TestApp } from '../../helpers/test-app.js';
 
