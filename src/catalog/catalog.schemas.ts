@@ -136,6 +136,19 @@ export const APP_FILE_SCHEMA = {
   },
 };
 
+const wireRule = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    style: {
+      enum: ['simple', 'label', 'matrix', 'form', 'spaceDelimited', 'pipeDelimited', 'deepObject', 'tabDelimited'],
+    },
+    explode: { type: 'boolean' },
+    allow_reserved: { const: true },
+    content_type: { type: 'string' },
+  },
+};
+
 const restProtocolData = {
   type: 'object',
   additionalProperties: false,
@@ -146,6 +159,35 @@ const restProtocolData = {
     server_url: { type: 'string', pattern: '^https?://' },
     content_type: { type: 'string' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
+    // An imported operation's wire rules (src/functions/openapi-wire.ts).
+    openapi: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['v'],
+      properties: {
+        v: { const: 1 },
+        parameters: {
+          type: 'object',
+          additionalProperties: false,
+          properties: Object.fromEntries(
+            ['path', 'query', 'header', 'cookie'].map((section) => [
+              section,
+              { type: 'object', additionalProperties: wireRule },
+            ]),
+          ),
+        },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['media_type'],
+          properties: {
+            media_type: { type: 'string', minLength: 1 },
+            encoding: { type: 'object', additionalProperties: wireRule },
+            files: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+    },
   },
 };
 

@@ -180,6 +180,9 @@ function printOpenApiReport(report: OpenApiImportReport): void {
     for (const skipped of doc.skipped) {
       out(`  skipped ${skipped.operation}: ${skipped.reason}`);
     }
+    for (const reduced of doc.reduced) {
+      out(`  reduced ${reduced.operation}: ${reduced.reason}`);
+    }
     for (const note of doc.notes) {
       out(`  note: ${note}`);
     }

@@ -20,6 +20,7 @@ import type {
 import {
   AppConfigurationDisabledError,
   ExecutionFailure,
+  FunctionInputInvalidError,
   FunctionNotEnabledError,
   LinkedAccountDisabledError,
   LinkedAccountOfOwnerNotFoundError,
@@ -31,6 +32,8 @@ import { ExecutionRepository } from './execution.repository.js';
 import { FunctionInputs } from './function-input.js';
 import { McpExecutor } from './mcp-executor.js';
 import { RestExecutor } from './rest-executor.js';
+import { buildOpenApiRequest, type OpenApiProtocol } from './openapi-request.js';
+import { InexpressibleInputError } from './parameter-styles.js';
 import { buildRestRequest, RequestBuildError, type RestProtocol, serializeRequest } from './rest-request.js';
 import { ApiKeySchemeStrategy } from './strategies/api-key.strategy.js';
 import { HttpBasicSchemeStrategy } from './strategies/http-basic.strategy.js';
@@ -243,8 +246,13 @@ export class ExecutionService {
   ): Promise<RunOutcome> {
     let request;
     try {
-      request = buildRestRequest(protocol, input);
+      request = protocol.openapi
+        ? buildOpenApiRequest(protocol as OpenApiProtocol, input)
+        : buildRestRequest(protocol, input);
     } catch (error) {
+      if (error instanceof InexpressibleInputError) {
+        throw new FunctionInputInvalidError(name, [error.message]);
+      }
       if (error instanceof RequestBuildError) {
         throw new ExecutionFailure(`Cannot build the request of ${name}: ${error.message}`);
       }

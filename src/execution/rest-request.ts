@@ -1,4 +1,5 @@
 import type { RestProtocolData } from '../functions/function.entity.js';
+import type { OpenApiWire } from '../functions/openapi-wire.js';
 
 /** Where a credential (or any parameter) goes in an HTTP request. */
 export type ParameterLocation = 'header' | 'query' | 'cookie' | 'body';
@@ -18,6 +19,12 @@ export interface OutboundRequest {
   headers: Map<string, [string, string]>;
   cookies: Map<string, string>;
   body: Record<string, unknown> | undefined;
+  /** Already percent-encoded `name=value` pieces (imported operations), sent before `query`. */
+  encodedQuery?: string[];
+  /** Already encoded `name=value` cookie pieces (imported operations). */
+  encodedCookies?: string[];
+  /** A body already encoded in its media type (imported operations); `body` is then unused. */
+  payload?: { bytes: string | Buffer; contentType: string };
 }
 
 export interface SerializedRequest {
@@ -26,13 +33,17 @@ export interface SerializedRequest {
   /** Path and query string, sent as is (never re-parsed, so an encoded value cannot become `..`). */
   path: string;
   headers: Record<string, string>;
-  body: string | undefined;
+  body: string | Buffer | undefined;
 }
 
-/** `protocol_data` of a REST function; the catalogue may add a content type and fixed headers. */
+/**
+ * `protocol_data` of a REST function; the catalogue may add a content type and fixed headers, and an
+ * imported operation carries its document's wire rules (`openapi`, built by openapi-request.ts).
+ */
 export interface RestProtocol extends RestProtocolData {
   content_type?: string;
   headers?: Record<string, string>;
+  openapi?: OpenApiWire;
 }
 
 /** The REST sections of a function's input; nothing else reaches the wire. */
@@ -46,7 +57,7 @@ interface RestInput {
 
 export class RequestBuildError extends Error {}
 
-const USER_AGENT = 'patchbay';
+export const USER_AGENT = 'patchbay';
 const FORM = 'application/x-www-form-urlencoded';
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 
@@ -117,14 +128,17 @@ export function serializeRequest(request: OutboundRequest): SerializedRequest {
   for (const [name, value] of request.headers.values()) {
     headers[name] = value;
   }
-  if (request.cookies.size > 0) {
-    const cookies = [...request.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
+  if (request.cookies.size > 0 || request.encodedCookies) {
+    const pieces = [...request.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+    const cookies = request.encodedCookies ? [...request.encodedCookies, ...pieces].join('; ') : pieces.join('; ');
     const given = getHeader(request, 'cookie');
     deleteHeader(headers, 'cookie');
     headers.Cookie = given ? `${given}; ${cookies}` : cookies;
   }
-  let body: string | undefined;
-  if (request.body !== undefined && Object.keys(request.body).length > 0) {
+  let body: string | Buffer | undefined;
+  if (request.payload) {
+    body = request.payload.bytes;
+  } else if (request.body !== undefined && Object.keys(request.body).length > 0) {
     const contentType = getHeader(request, 'content-type');
     if (contentType?.toLowerCase().startsWith(FORM)) {
       body = formEncode(request.body);
@@ -135,7 +149,10 @@ export function serializeRequest(request: OutboundRequest): SerializedRequest {
       }
     }
   }
-  const query = request.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  let query = request.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  if (request.encodedQuery) {
+    query = [...request.encodedQuery, ...query];
+  }
   return {
     method: request.method,
     origin: request.origin,
@@ -153,7 +170,7 @@ function deleteHeader(headers: Record<string, string>, lowerName: string): void 
   }
 }
 
-interface ServerUrl {
+export interface ServerUrl {
   origin: string;
   basePath: string;
   query: [string, string][];
@@ -163,7 +180,7 @@ interface ServerUrl {
 const servers = new Map<string, ServerUrl>();
 const MAX_SERVERS = 10_000;
 
-function parseServerUrl(serverUrl: string): ServerUrl {
+export function parseServerUrl(serverUrl: string): ServerUrl {
   const known = servers.get(serverUrl);
   if (known) {
     return known;

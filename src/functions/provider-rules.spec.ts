@@ -36,8 +36,26 @@ describe('ProviderRules', () => {
     expect(rules.violations(fn('X__B', { type: 'object', properties: { a: { type: 'no-such-type' } } }))[0]).toContain(
       'draft 2020-12',
     );
-    const shown = { type: 'object', properties: { a: { type: 'string', oneOf: [{ minLength: 1 }], nullable: true } } };
-    expect(rules.violations(fn('X__C', shown))).toEqual(['parameters: keyword oneOf', 'parameters: keyword nullable']);
+    const shown = { type: 'object', properties: { a: { type: 'string', not: { minLength: 1 }, nullable: true } } };
+    expect(rules.violations(fn('X__C', shown))).toEqual(['parameters: keyword nullable']);
+  });
+
+  it('shows a oneOf as anyOf and leaves its discriminator out, so that the definition is accepted', () => {
+    const choice = {
+      type: 'object',
+      properties: {
+        pet: {
+          oneOf: [
+            { type: 'object', properties: { kind: { enum: ['cat'] } } },
+            { type: 'object', properties: { kind: { enum: ['dog'] } } },
+          ],
+          discriminator: { propertyName: 'kind' },
+        },
+        // A property named like the keywords is a property, not a keyword.
+        oneOf: { type: 'string', enum: ['oneOf'] },
+      },
+    };
+    expect(rules.violations(fn('X__D', choice))).toEqual([]);
   });
 
   it('checks what an LLM is shown: hidden parameters are not part of the definition', () => {

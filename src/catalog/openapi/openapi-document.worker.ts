@@ -46,6 +46,7 @@ export interface MappedDocument {
   /** How many functions. */
   functions: number;
   skipped: SkippedOperation[];
+  reduced: SkippedOperation[];
   notes: string[];
 }
 
@@ -103,16 +104,30 @@ async function handle(request: ReaderRequest): Promise<ReaderReply> {
   const appName = documentAppName(document, request.appName);
   const functionsFile = `${file} (functions)`;
   const problems: CatalogProblem[] = [];
+  const refusedFunctions: SkippedOperation[] = [];
   // Each function is checked and made a record as soon as it is mapped, so that the functions with
-  // their expanded schemas are never all held.
+  // their expanded schemas are never all held. A function the catalogue's rules refuse (an enum with
+  // a repeated value, say) is skipped with the reason; the document's other operations are imported.
   const mapping = mapOpenApiDocument(
     document,
     { ...request.options, appName: request.appName, previousNames: new Map(request.previousNames) },
     (fn, index) => {
-      problems.push(...checkFunctionRecord(appName, fn, functionsFile, index));
+      const found = checkFunctionRecord(appName, fn, functionsFile, index);
+      if (found.length > 0) {
+        const protocol = fn.protocol_data as { method?: string; path?: string };
+        refusedFunctions.push({
+          operation: `${protocol.method ?? ''} ${protocol.path ?? fn.name}`,
+          reason: `breaks the catalogue's rules: ${found
+            .slice(0, 3)
+            .map((p) => `${p.path.replace(/^\/\d+/, '')}: ${p.reason}`)
+            .join('; ')}`,
+        });
+        return undefined;
+      }
       return functionRecord(appName, fn);
     },
   );
+  mapping.skipped.push(...refusedFunctions);
   if (mapping.functions.length === 0) {
     throw new OpenApiRefusal(
       `has no operation to import${mapping.skipped.length ? ` (${mapping.skipped.length} skipped: ${mapping.skipped[0].reason}…)` : ''}`,
@@ -130,6 +145,7 @@ async function handle(request: ReaderRequest): Promise<ReaderReply> {
       loaded: app.checked,
       functions: mapping.functions.length,
       skipped: mapping.skipped,
+      reduced: mapping.reduced,
       notes: mapping.notes,
     },
   };

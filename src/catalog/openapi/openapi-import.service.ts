@@ -19,6 +19,8 @@ export interface ImportedDocument {
   app: string;
   functions: number;
   skipped: { operation: string; reason: string }[];
+  /** Operations imported in a reduced form, each with what was left out. */
+  reduced: { operation: string; reason: string }[];
   notes: string[];
 }
 
@@ -144,6 +146,7 @@ export class OpenApiImportService {
       app: appName,
       functions: mapped.functions,
       skipped: mapped.skipped,
+      reduced: mapped.reduced,
       notes: mapped.notes,
     });
   }

@@ -57,6 +57,7 @@ describe('OpenAPI 3.0 (YAML) to catalogue records', () => {
       method: 'GET',
       path: '/pets/{petId}',
       server_url: 'https://eu.pets.example.com/v1',
+      openapi: { v: 1 },
     });
     const p = fn.parameters as Record<string, any>;
     expect(p.required).toEqual(['path', 'query']);
@@ -93,15 +94,16 @@ describe('OpenAPI 3.0 (YAML) to catalogue records', () => {
     });
   });
 
-  it('form bodies carry their content type; deprecated and binary-only operations are skipped with reasons', async () => {
+  it('form bodies carry their media type; binary bodies are base64 text; deprecated operations are skipped with reasons', async () => {
     const mapping = await mapFile('petstore-3.0.yaml');
-    expect(byName(mapping, 'LOGIN').protocol_data).toMatchObject({ content_type: 'application/x-www-form-urlencoded' });
+    expect(byName(mapping, 'LOGIN').protocol_data).toMatchObject({
+      openapi: { v: 1, body: { media_type: 'application/x-www-form-urlencoded' } },
+    });
+    const upload = mapping.functions.find((f) => (f.protocol_data as { path: string }).path === '/upload');
+    expect(upload?.protocol_data).toMatchObject({ openapi: { body: { media_type: 'application/octet-stream' } } });
+    expect((upload?.parameters as Record<string, any>).properties.body).toMatchObject({ type: 'string' });
     expect(mapping.skipped).toEqual([
       { operation: 'GET /old', reason: 'deprecated (import it with --include-deprecated)' },
-      {
-        operation: 'PUT /upload',
-        reason: 'request body only as application/octet-stream (JSON and form bodies are supported)',
-      },
     ]);
     const withDeprecated = await mapFile('petstore-3.0.yaml', { includeDeprecated: true });
     expect(withDeprecated.functions.map((f) => f.name)).toContain('PET_STORE__OLD_THING');
@@ -153,7 +155,7 @@ describe('OpenAPI 3.1, Swagger 2.0, relative files and refusals', () => {
       http_basic: {},
     });
     const create = (byName(mapping, 'CREATE_NOTE').parameters as Record<string, any>).properties.body;
-    expect(create.properties.kind).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer' }] });
+    expect(create.properties.kind).toEqual({ oneOf: [{ type: 'string' }, { type: 'integer' }] });
     const list = (byName(mapping, 'LIST_NOTES').parameters as Record<string, any>).properties.query;
     expect(list.properties.limit).toEqual({ type: ['integer', 'null'], default: 10 });
     expectProviderSafe(mapping);
@@ -167,6 +169,7 @@ describe('OpenAPI 3.1, Swagger 2.0, relative files and refusals', () => {
       method: 'PUT',
       path: '/todos/{id}',
       server_url: 'https://todo.example.com/api',
+      openapi: { v: 1, body: { media_type: 'application/json' } },
     });
     const body = (fn.parameters as Record<string, any>).properties.body;
     expect(Object.keys(body.properties)).toEqual(['title', 'done']);

@@ -46,8 +46,9 @@ export interface SchemaContext {
  * validates under draft 7 and 2020-12 and that the LLM providers accept, with the catalogue's
  * `visible` lists on object nodes.
  *
- * - `allOf` is merged into one object; `oneOf` becomes `anyOf` (OpenAI refuses `oneOf` in places,
- *   both accept `anyOf`); `not`, `discriminator`, `xml`, examples and extensions are dropped.
+ * - `allOf` is merged into one object; `oneOf` and `anyOf` stay as they are, with a `oneOf`'s
+ *   `discriminator` (the definitions shown to an LLM write them as providers accept, see
+ *   providerSchema); `not`, `xml`, examples and extensions are dropped.
  * - `nullable` (3.0) becomes a type list; 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum`
  *   become 2020-12 numbers.
  * - `readOnly` properties are left out (the server sets them); a `pattern` that is not a valid
@@ -142,13 +143,19 @@ function convert(schema: Node, depth: number, ancestors: Set<unknown>): Node {
       out.type = 'array';
     }
   }
-  const branches = [schema.anyOf, schema.oneOf].find(Array.isArray) as unknown[] | undefined;
-  if (branches && branches.length > 0) {
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches) || branches.length === 0) {
+      continue;
+    }
     const converted = branches.filter(isNode).map((branch) => toCatalogSchema(branch, depth + 1, ancestors));
     // A branch that allows anything makes the whole choice allow anything.
     if (converted.length > 0 && converted.every((branch) => Object.keys(branch).length > 0)) {
-      out.anyOf = converted;
+      out[keyword] = converted;
     }
+  }
+  if (out.oneOf && isNode(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') {
+    out.discriminator = { propertyName: schema.discriminator.propertyName };
   }
   return out;
 }
@@ -163,14 +170,22 @@ function objectNode(schema: Node, depth: number, ancestors: Set<unknown>): Node 
     }
     properties[name] = toCatalogSchema(property, depth + 1, ancestors);
   }
-  const names = Object.keys(properties);
-  const required = Array.isArray(schema.required)
-    ? unique(schema.required.filter((name): name is string => typeof name === 'string' && name in properties))
+  const described = Object.keys(properties).length;
+  // A required property the schema does not describe is still required: it takes any value.
+  const declared = Array.isArray(schema.required)
+    ? unique(schema.required.filter((name): name is string => typeof name === 'string'))
     : [];
-  let additional: unknown = names.length === 0;
+  for (const name of declared) {
+    if (!(name in source)) {
+      properties[name] = {};
+    }
+  }
+  const names = Object.keys(properties);
+  const required = declared.filter((name) => name in properties);
+  let additional: unknown = described === 0;
   if (schema.additionalProperties === false) {
     additional = false;
-  } else if (isNode(schema.additionalProperties) && names.length === 0) {
+  } else if (isNode(schema.additionalProperties) && described === 0) {
     additional = toCatalogSchema(schema.additionalProperties, depth + 1, ancestors);
   }
   return { properties, required, visible: names, additionalProperties: additional };

@@ -11,6 +11,8 @@ export interface Received {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body's bytes, for bodies that are not UTF-8 text. */
+  bytes: Buffer;
 }
 
 export type Responder = (request: Received, response: ServerResponse, index: number) => void | Promise<void>;
@@ -51,6 +53,7 @@ export class Upstream {
           query: parsed.searchParams,
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          bytes: Buffer.concat(chunks),
         };
         upstream.received.push(received);
         void Promise.resolve(upstream.responder(received, response, upstream.received.length - 1)).catch(() =>

@@ -1,0 +1,61 @@
+import { isNode } from './openapi-schema.js';
+
+type Node = Record<string, unknown>;
+
+/**
+ * The server URL of a document: the first `servers` entry with its variables at their defaults
+ * (Swagger 2.0 arrives converted the same way), and a note when it had to be found otherwise. When
+ * that entry is relative (or there is none, which OpenAPI reads as "/"), an absolute entry listed
+ * after it is taken; else the relative URL is resolved, as the specification says, against the
+ * location of the document — which APIs.guru documents record in `info.x-origin`.
+ */
+export function documentServer(doc: Node): { url?: string; note?: string } {
+  const servers = Array.isArray(doc.servers) ? doc.servers.filter(isNode) : [];
+  const urls = servers.filter((server) => typeof server.url === 'string').map(serverWithDefaults);
+  const first = urls[0];
+  if (first === undefined || !isAbsolute(first)) {
+    const absolute = urls.find(isAbsolute);
+    if (absolute !== undefined) {
+      return { url: absolute, note: `server "${absolute}" used: the first server URL "${first}" is relative` };
+    }
+    const origin = documentOrigin(doc);
+    const relative = first ?? '/';
+    // A variable without a default stays unresolved: then the document needs --server.
+    if (origin !== undefined && !/[{}]/.test(relative)) {
+      const url = new URL(relative, origin).href;
+      return {
+        url,
+        note: `server "${url}": the ${first === undefined ? 'missing server URL ("/")' : `relative server URL "${first}"`} resolved against the document's origin ${origin}`,
+      };
+    }
+  }
+  return { url: first };
+}
+
+function serverWithDefaults(server: Node): string {
+  const variables = isNode(server.variables) ? server.variables : {};
+  return (server.url as string).replace(/\{([^}]+)\}/g, (whole, variable: string) => {
+    const spec = variables[variable];
+    return isNode(spec) && ['string', 'number', 'boolean'].includes(typeof spec.default) ? String(spec.default) : whole;
+  });
+}
+
+/** The absolute http(s) URL the document was fetched from (`info.x-origin`, APIs.guru's record), if any. */
+function documentOrigin(doc: Node): string | undefined {
+  const info = isNode(doc.info) ? doc.info : {};
+  const origins = Array.isArray(info['x-origin']) ? info['x-origin'] : [info['x-origin']];
+  for (const origin of origins) {
+    if (isNode(origin) && isAbsolute(origin.url)) {
+      try {
+        return new URL(origin.url as string).href;
+      } catch {
+        // not a URL after all: try the next one
+      }
+    }
+  }
+  return undefined;
+}
+
+export function isAbsolute(value: unknown): boolean {
+  return typeof value === 'string' && /^https?:\/\/[^/]/i.test(value);
+}
