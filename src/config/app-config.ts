@@ -267,6 +267,20 @@ export class AppConfig {
   AUTH_FAILURE_WINDOW_SECONDS = 60;
 
   /**
+   * Executions one linked-account owner may have per OWNER_RATE_LIMIT_WINDOW_SECONDS in a project, whatever
+   * credential asks for them (an app configuration's `owner_execution_limit` replaces it for its app); 0: no limit.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  OWNER_RATE_LIMIT_EXECUTIONS = 0;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  OWNER_RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  /**
    * Addresses or CIDR ranges of the load balancers in front of the service (comma-separated). A request from one
    * of them is attributed to the client its X-Forwarded-For names (the failure budget counts per client); unset,
    * every request is the peer's own. Never "everyone": a client could then name any address it likes.

@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
+import { addBudgetHeaders } from '../rate-limits/rate-limits.service.js';
 import { ExecutionPublic, FunctionExecute, FunctionExecutionResult, ListExecutionsQuery } from './execution.dto.js';
 import { ExecutionService } from './execution.service.js';
 
@@ -31,8 +33,12 @@ export class ExecutionController {
     // A plain string: the route only matches with a non-empty name, and the hot path skips a DTO validation.
     @Param('function_name') functionName: string,
     @Body() body: FunctionExecute,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<FunctionExecutionResult> {
-    return this.execution.executeFunction(projectId, functionName, body);
+    return this.execution.executeFunction(projectId, functionName, body, {
+      source: 'rest',
+      onBudget: (budget) => addBudgetHeaders(reply, budget),
+    });
   }
 
   @Get('executions')

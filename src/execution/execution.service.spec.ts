@@ -23,6 +23,7 @@ import {
   SchemeNotOfferedError,
 } from './execution.errors.js';
 import type { ExecutionRepository } from './execution.repository.js';
+import type { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { ExecutionService } from './execution.service.js';
 import { FunctionInputs } from './function-input.js';
 import type { RestExecutor } from './rest-executor.js';
@@ -128,6 +129,7 @@ describe('ExecutionService (the execution pipeline)', () => {
       rows.log as unknown as ExecutionLogWriter,
       {} as ExecutionRepository,
       loadConfig({}),
+      { spendExecution: () => undefined } as unknown as RateLimitsService,
       new NoAuthSchemeStrategy(),
       new ApiKeySchemeStrategy(secrets),
       new HttpBasicSchemeStrategy(secrets),

@@ -5,6 +5,7 @@ import { AppConfigurationNotFoundError } from '../app-configurations/app-configu
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfig } from '../config/app-config.js';
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
+import { type RateLimitHeaders, RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import type { Connector } from './connectors/connector.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { type AccountView, type ConfigurationView, ExecutionCache, type FunctionView } from './execution-cache.js';
@@ -42,6 +43,8 @@ import { enablesFunction } from '../app-configurations/runnable.js';
 export interface ExecutionOrigin {
   source: ExecutionSource;
   mcpTokenId?: string | null;
+  /** Told the owner's budget when one applies and granted the execution (for the answer's `RateLimit-*` fields). */
+  onBudget?: (headers: RateLimitHeaders) => void;
 }
 
 /** Longest error text kept in the execution log. */
@@ -64,6 +67,7 @@ export class ExecutionService {
     private readonly log: ExecutionLogWriter,
     private readonly repository: ExecutionRepository,
     private readonly config: AppConfig,
+    private readonly limits: RateLimitsService,
     private readonly noAuth: NoAuthSchemeStrategy,
     private readonly apiKey: ApiKeySchemeStrategy,
     private readonly httpBasic: HttpBasicSchemeStrategy,
@@ -81,6 +85,14 @@ export class ExecutionService {
     const started = performance.now();
     const target = await this.target(projectId, functionName, body.linked_account_owner_id);
     const fn = target.function.fn;
+    const spending = this.limits.spendExecution(projectId, body.linked_account_owner_id, {
+      name: fn.app_name,
+      limit: target.configuration.row.owner_execution_limit,
+    });
+    if (spending) {
+      const budget = await spending;
+      origin?.onBudget?.(budget);
+    }
     let outcome: RunOutcome;
     try {
       const input = this.inputs.prepare(fn, body.function_input ?? {});

@@ -11,6 +11,7 @@ import { ApiKeyExpiry1768800000000 } from './1768800000000-ApiKeyExpiry.js';
 import { RateLimits1768900000000 } from './1768900000000-RateLimits.js';
 import { DropSearchTsvector1769500000000 } from './1769500000000-DropSearchTsvector.js';
 import { ByteOrderNameIndexes1769600000000 } from './1769600000000-ByteOrderNameIndexes.js';
+import { OwnerExecutionLimit1769700000000 } from './1769700000000-OwnerExecutionLimit.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   RateLimits1768900000000,
   DropSearchTsvector1769500000000,
   ByteOrderNameIndexes1769600000000,
+  OwnerExecutionLimit1769700000000,
 ];
