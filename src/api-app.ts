@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -149,7 +150,12 @@ export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {
       'definitions, configure apps, link accounts and execute functions for linked-account owners.',
     version: API_VERSION,
     apiKeyHeader: API_KEY_HEADER,
-    limits: { bodyLimitBytes: BODY_LIMIT_BYTES, pathParamMaxLength: PATH_PARAM_MAX_LENGTH, input: INPUT_LIMITS },
+    limits: {
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+      maxHeaderBytes: maxHeaderSize,
+      pathParamMaxLength: PATH_PARAM_MAX_LENGTH,
+      input: INPUT_LIMITS,
+    },
   });
 }
 
