@@ -21,6 +21,9 @@ import { ApiModule } from './api.module.js';
 import { loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
 import { API_KEY_HEADER } from './projects/api-key.guard.js';
+import { instrumentHttp } from './observability/http-instrumentation.js';
+import { Metrics } from './observability/metrics.js';
+import { Tracing } from './observability/tracing.js';
 
 export const API_VERSION = '0.0.1-beta.3';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -81,6 +84,13 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
       void parseJson(request, body.toString('utf8'), done);
     }
   });
+  if (!options.preview) {
+    const metrics = app.get(Metrics);
+    const tracing = app.get(Tracing);
+    if (metrics.enabled || tracing.enabled) {
+      instrumentHttp(fastify, metrics, tracing);
+    }
+  }
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     // A path served with other methods answers 405 naming them, before any body is parsed.

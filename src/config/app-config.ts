@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -12,7 +12,7 @@ export const SENTENCE_ENCODERS = ['none', 'use-lite'] as const;
 const SEARCH_RANKINGS = ['hybrid', 'lexical', 'bm25', 'vector'] as const;
 
 /** Settings whose values never appear in an error message. */
-const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
+const SECRET_SETTINGS = new Set(['SECRETS_KEY', 'SECRETS_KEYS', 'DATABASE_URL', 'EMBEDDINGS_API_KEY', 'METRICS_TOKEN']);
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -291,6 +291,45 @@ export class AppConfig {
   })
   TRUST_PROXY?: string;
 
+  /**
+   * Port of the Prometheus endpoint (`GET /metrics`), served apart from the API so that it is never reachable
+   * through the API's address or its load balancer; unset: no metrics are kept at all.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  /** Address of the metrics endpoint: loopback unless a scraper elsewhere must reach it. */
+  @IsString()
+  METRICS_HOST = '127.0.0.1';
+
+  /** When set, the metrics endpoint answers only `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  @IsOptional()
+  @IsString()
+  METRICS_TOKEN?: string;
+
+  /** OTLP/HTTP traces endpoint (e.g. http://collector:4318/v1/traces); unset: no traces are made. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  TRACING_OTLP_ENDPOINT?: string;
+
+  @IsString()
+  TRACING_SERVICE_NAME = 'patchbay';
+
+  /** Send the `traceparent` header to upstream APIs, so that their spans join the execution's trace. */
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  TRACING_PROPAGATE_UPSTREAM = false;
+
+  /** How long finished spans wait to be exported together. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  TRACING_EXPORT_DELAY_MS = 2000;
+
   /** Internal: the order of intent searches; the other values exist for `npm run eval:search`'s baselines. */
   @IsIn(SEARCH_RANKINGS)
   SEARCH_RANKING: (typeof SEARCH_RANKINGS)[number] = 'hybrid';
@@ -364,6 +403,9 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     'EMBEDDINGS_DOCUMENT_PREFIX',
     'RATE_LIMIT_REQUESTS',
     'TRUST_PROXY',
+    'METRICS_PORT',
+    'METRICS_TOKEN',
+    'TRACING_OTLP_ENDPOINT',
   ];
   const raw: Record<string, string> = {};
   for (const key of new Set([...known, ...extra])) {

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { EmbeddedDatabase } from './embedded-database.js';
@@ -7,7 +8,12 @@ import { MIGRATIONS } from './migrations/index.js';
 /** A client-side bound on every query, so that a mistake (e.g. a deadlock on the embedded database) becomes an error. */
 const QUERY_TIMEOUT_MS = 30_000;
 
-export function databaseOptions(config: AppConfig, embedded?: EmbeddedDatabase): DataSourceOptions {
+/** `client`: the pg client class of the pool's connections (an instrumented one when metrics or traces are on). */
+export function databaseOptions(
+  config: AppConfig,
+  embedded?: EmbeddedDatabase,
+  client?: typeof pg.Client,
+): DataSourceOptions {
   const connection = embedded
     ? { host: embedded.host, port: embedded.port, username: 'postgres', password: 'postgres', database: 'postgres' }
     : { url: config.DATABASE_URL };
@@ -28,6 +34,7 @@ export function databaseOptions(config: AppConfig, embedded?: EmbeddedDatabase):
       max: embedded ? 1 : config.DATABASE_POOL_SIZE,
       query_timeout: QUERY_TIMEOUT_MS,
       connectionTimeoutMillis: 10_000,
+      ...(client ? { Client: client } : {}),
     },
   };
 }

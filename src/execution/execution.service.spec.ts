@@ -23,6 +23,8 @@ import {
   SchemeNotOfferedError,
 } from './execution.errors.js';
 import type { ExecutionRepository } from './execution.repository.js';
+import { Metrics } from '../observability/metrics.js';
+import { Tracing } from '../observability/tracing.js';
 import type { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { ExecutionService } from './execution.service.js';
 import { FunctionInputs } from './function-input.js';
@@ -130,6 +132,8 @@ describe('ExecutionService (the execution pipeline)', () => {
       {} as ExecutionRepository,
       loadConfig({}),
       { spendExecution: () => undefined } as unknown as RateLimitsService,
+      new Metrics(loadConfig({})),
+      new Tracing(loadConfig({})),
       new NoAuthSchemeStrategy(),
       new ApiKeySchemeStrategy(secrets),
       new HttpBasicSchemeStrategy(secrets),

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy }
 import { HttpAdapterHost } from '@nestjs/core';
 import { UnauthorizedError } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
+import { Metrics, type RateLimitBudget } from '../observability/metrics.js';
 import {
   AuthFailuresExceededError,
   OwnerExecutionRateExceededError,
@@ -71,6 +72,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     private readonly repository: RateLimitsRepository,
     private readonly config: AppConfig,
     private readonly http: HttpAdapterHost,
+    private readonly metrics: Metrics,
   ) {
     this.requests = config.RATE_LIMIT_REQUESTS ?? (config.embedded ? 0 : RATE_LIMIT_REQUESTS_SERVER_DEFAULT);
     this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
@@ -108,7 +110,13 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     if (this.requests <= 0) {
       return Promise.resolve(undefined);
     }
-    return this.spend(subject, this.requests, this.windowMs, (headers) => new RequestRateExceededError(headers));
+    return this.spend(
+      'request',
+      subject,
+      this.requests,
+      this.windowMs,
+      (headers) => new RequestRateExceededError(headers),
+    );
   }
 
   /**
@@ -129,6 +137,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     // The owner id is the end user's: it is used as a cell key (never a log line or a metric label).
     const subject = app.limit === null ? `owner:${projectId}:${ownerId}` : `owner:${projectId}:${app.name}:${ownerId}`;
     return this.spend(
+      'owner',
       subject,
       limit,
       this.config.OWNER_RATE_LIMIT_WINDOW_SECONDS * 1000,
@@ -138,6 +147,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
 
   /** GCRA: `limit` per `windowMs`, all at once at most; the IETF draft's `RateLimit-*` fields, or the refusal. */
   private async spend(
+    budget: RateLimitBudget,
     subject: string,
     limit: number,
     windowMs: number,
@@ -146,6 +156,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     const interval = windowMs / limit;
     const spend = await this.repository.spend(subject, interval, windowMs);
     const policy = `${limit};w=${windowMs / 1000}`;
+    this.metrics.rateLimit(budget, spend.granted !== null);
     if (spend.granted !== null) {
       return {
         'ratelimit-policy': policy,
@@ -175,7 +186,11 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
       return await authenticate();
     } catch (error) {
       if (error instanceof UnauthorizedError) {
-        throw this.blockedNow(address) ?? (await this.recordFailure(address)) ?? error;
+        const refusal = this.blockedNow(address) ?? (await this.recordFailure(address));
+        if (this.config.AUTH_FAILURE_LIMIT > 0) {
+          this.metrics.rateLimit('auth_failure', refusal === undefined);
+        }
+        throw refusal ?? error;
       }
       throw error;
     }

@@ -7,6 +7,8 @@ import { createEmbeddingProvider } from '../../src/search/embeddings/embedding-p
 import { normalize, type EmbeddingProvider } from '../../src/search/embeddings/embedding-provider.js';
 import { OfflineEmbeddingProvider } from '../../src/search/embeddings/offline-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from '../../src/search/embeddings/openai-embedding.provider.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { Tracing } from '../../src/observability/tracing.js';
 import { SearchIndexService } from '../../src/search/search-index.service.js';
 import { SearchRepository } from '../../src/search/search.repository.js';
 import { TestApp } from '../helpers/test-app.js';
@@ -156,7 +158,15 @@ describe('search embeddings: providers and models', () => {
     const noHttp = { httpAdapter: undefined } as unknown as HttpAdapterHost;
     const repository = new SearchRepository(app.dataSource);
     const modelB = new CountingProvider('model-b', CONCEPTS_B);
-    const withB = new SearchIndexService(repository, config, modelB, null, noHttp);
+    const withB = new SearchIndexService(
+      repository,
+      config,
+      modelB,
+      null,
+      noHttp,
+      new Metrics(config),
+      new Tracing(config),
+    );
     const request = { projectId: '00000000-0000-0000-0000-000000000000', appNames: ['ZOO'], configuredOnly: false };
 
     const ranked = await withB.searchFunctions({ ...request, intent: 'stripes', limit: 10, offset: 0 });
@@ -188,7 +198,15 @@ describe('search embeddings: providers and models', () => {
 
     // Back to the first model: its unchanged vectors are reused, only the changed texts are embedded.
     const modelA = new CountingProvider('openai:fake-embed', CONCEPTS_A);
-    const withA = new SearchIndexService(repository, config, modelA, null, noHttp);
+    const withA = new SearchIndexService(
+      repository,
+      config,
+      modelA,
+      null,
+      noHttp,
+      new Metrics(config),
+      new Tracing(config),
+    );
     const again = await withA.searchFunctions({ ...request, intent: 'stripes', limit: 10, offset: 0 });
     expect(again?.[0].name).toBe(zebra);
     expect(modelA.embedded).toHaveLength(2);
@@ -249,9 +267,16 @@ describe('search embeddings: providers and models', () => {
       batchSize: 8,
     });
     await expect(down.embedQuery('anything')).rejects.toThrow(/unreachable/);
-    const service = new SearchIndexService(new SearchRepository(app.dataSource), loadConfig({}), down, null, {
-      httpAdapter: undefined,
-    } as unknown as HttpAdapterHost);
+    const config = loadConfig({});
+    const service = new SearchIndexService(
+      new SearchRepository(app.dataSource),
+      config,
+      down,
+      null,
+      { httpAdapter: undefined } as unknown as HttpAdapterHost,
+      new Metrics(config),
+      new Tracing(config),
+    );
 
     const ranked = await service.searchFunctions({
       projectId: '00000000-0000-0000-0000-000000000000',
