@@ -17,6 +17,8 @@
  * build, served from its own copy of the seeded data, measured in the same alternating rounds, so two
  * builds are compared side by side on the same load (the seed is this checkout's; the other build
  * applies its own pending migrations at start).
+ * BENCH_VARIANT_ENV=<JSON of settings> adds (e): this build with those settings added (e.g. METRICS_PORT, or
+ * TRACING_OTLP_ENDPOINT), measured in the same alternating rounds against (c).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -371,6 +373,27 @@ async function main(): Promise<void> {
       compare = { port: comparePort, service };
     }
 
+    // BENCH_VARIANT_ENV='{"METRICS_PORT":"0"}': (e), this build with these settings added, from its own copy of
+    // the seeded data, in the same alternating rounds (e.g. metrics or traces on against off).
+    const variantEnv = process.env.BENCH_VARIANT_ENV
+      ? (JSON.parse(process.env.BENCH_VARIANT_ENV) as Record<string, string>)
+      : undefined;
+    let variant: { port: number; service: ChildProcess } | undefined;
+    if (variantEnv) {
+      const variantDataDir = `${dataDir}-variant`;
+      cpSync(dataDir, variantDataDir, { recursive: true });
+      dataDirs.push(variantDataDir);
+      const variantPort = await freePort();
+      const variantService = await startService({
+        ...env,
+        ...variantEnv,
+        DATA_DIR: variantDataDir,
+        PORT: String(variantPort),
+      });
+      children.push(variantService);
+      variant = { port: variantPort, service: variantService };
+    }
+
     const service = await startService(env);
     children.push(service);
 
@@ -398,6 +421,18 @@ async function main(): Promise<void> {
               label: 'd',
               pid: compare.service.pid,
               url: `http://127.0.0.1:${compare.port}/v1/functions/${FUNCTION_NAME}/execute`,
+              method: 'POST' as const,
+              headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+              body: EXECUTE_BODY,
+            },
+          ]
+        : []),
+      ...(variant
+        ? [
+            {
+              label: 'e',
+              pid: variant.service.pid,
+              url: `http://127.0.0.1:${variant.port}/v1/functions/${FUNCTION_NAME}/execute`,
               method: 'POST' as const,
               headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
               body: EXECUTE_BODY,
@@ -440,6 +475,7 @@ async function main(): Promise<void> {
       b_bare_proxy: figures(samples[`b@${connections}`] ?? []),
       c_patchbay: figures(samples[`c@${connections}`] ?? []),
       ...(compare ? { d_compare: figures(samples[`d@${connections}`] ?? []) } : {}),
+      ...(variant ? { e_variant: figures(samples[`e@${connections}`] ?? []) } : {}),
     });
     const c1 = at(1);
     const c64 = at(64);
