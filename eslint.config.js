@@ -56,9 +56,16 @@ export default tseslint.config(
               message: 'Configuration sits below every feature: it imports only libs/.',
             },
             {
+              target: 'src/observability',
+              from: 'src',
+              except: ['observability', 'config'],
+              message:
+                'Metrics and traces sit below the database and every feature: they import only src/config and libs/.',
+            },
+            {
               target: 'src/database',
               from: 'src',
-              except: ['database', 'config'],
+              except: ['database', 'config', 'observability'],
               message: 'The database layer sits below every feature: entities come in through DatabaseModule.forRoot.',
             },
             {

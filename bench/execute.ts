@@ -18,6 +18,8 @@
  * builds are compared side by side on the same load (the seed is this checkout's; the other build
  * applies its own pending migrations at start). Several folders, comma-separated, add (d), (e), (f)…
  * BENCH_CONCURRENCY (default "1,64") names the concurrency levels measured.
+ * BENCH_VARIANT_ENV=<JSON of settings> adds one more path after those: this build with those settings added
+ * (e.g. {"METRICS_PORT":"0"} or TRACING_OTLP_ENDPOINT), measured in the same alternating rounds against (c).
  * With DATABASE_URL the services run on PostgreSQL: a fresh database per service, created on that server
  * from one seeded template and dropped at the end, with the server's default settings except the request
  * budget (RATE_LIMIT_REQUESTS, on by default there), raised so that no run reaches it: each request still
@@ -440,7 +442,7 @@ async function main(): Promise<void> {
       .split(',')
       .map((entry) => entry.trim())
       .filter((entry) => entry !== '');
-    const compares: { label: string; dist: string; port: number; service: ChildProcess }[] = [];
+    const compares: { label: string; dist: string; port: number; service: ChildProcess; kind: string }[] = [];
     for (const [index, dist] of compareDists.entries()) {
       const label = LABELS[index];
       const comparePort = await freePort();
@@ -449,7 +451,17 @@ async function main(): Promise<void> {
         resolvePath(dist),
       );
       children.push(service);
-      compares.push({ label, dist, port: comparePort, service });
+      compares.push({ label, dist, port: comparePort, service, kind: 'compare' });
+    }
+    // BENCH_VARIANT_ENV='{"METRICS_PORT":"0"}': this build with these settings added, from its own copy of the
+    // seeded data (e.g. metrics or traces on against off).
+    if (process.env.BENCH_VARIANT_ENV) {
+      const variantEnv = JSON.parse(process.env.BENCH_VARIANT_ENV) as Record<string, string>;
+      const label = LABELS[compares.length];
+      const variantPort = await freePort();
+      const service = await startService({ ...env, ...(await copy(label)), ...variantEnv, PORT: String(variantPort) });
+      children.push(service);
+      compares.push({ label, dist: 'this build + BENCH_VARIANT_ENV', port: variantPort, service, kind: 'variant' });
     }
 
     const service = await startService({ ...env, ...(await copy('c')) });
@@ -516,7 +528,7 @@ async function main(): Promise<void> {
       c_patchbay: figures(samples[`c@${connections}`] ?? []),
       ...Object.fromEntries(
         compares.map((compare) => [
-          `${compare.label}_compare`,
+          `${compare.label}_${compare.kind}`,
           figures(samples[`${compare.label}@${connections}`] ?? []),
         ]),
       ),
@@ -525,8 +537,8 @@ async function main(): Promise<void> {
     const low = at(Math.min(...levels));
     const high = at(Math.max(...levels));
     const ratioAt = (figure: Figures) => Math.round((figure.req_per_s / high.b_bare_proxy.req_per_s) * 1000) / 1000;
-    const summaryOf = (label: string, build: string) => {
-      const key = label === 'c' ? 'c_patchbay' : `${label}_compare`;
+    const summaryOf = (label: string, build: string, kind = 'compare') => {
+      const key = label === 'c' ? 'c_patchbay' : `${label}_${kind}`;
       const lowFigure = (low as Record<string, Figures>)[key];
       const highFigure = (high as Record<string, Figures>)[key];
       return {
@@ -562,7 +574,9 @@ async function main(): Promise<void> {
       summary: {
         b: { build: 'bare proxy', server_cpu_us_per_request: high.b_bare_proxy.server_cpu_us_per_request },
         c: summaryOf('c', 'this checkout'),
-        ...Object.fromEntries(compares.map((compare) => [compare.label, summaryOf(compare.label, compare.dist)])),
+        ...Object.fromEntries(
+          compares.map((compare) => [compare.label, summaryOf(compare.label, compare.dist, compare.kind)]),
+        ),
       },
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

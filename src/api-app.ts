@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -23,6 +24,9 @@ import { type AppConfig, loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
 import { serveExecuteDirectly } from './execution/execute-route.js';
 import { API_KEY_HEADER } from './projects/api-key.guard.js';
+import { instrumentHttp } from './observability/http-instrumentation.js';
+import { Metrics } from './observability/metrics.js';
+import { Tracing } from './observability/tracing.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -82,6 +86,13 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
       void parseJson(request, body.toString('utf8'), done);
     }
   });
+  if (!options.preview) {
+    const metrics = app.get(Metrics);
+    const tracing = app.get(Tracing);
+    if (metrics.enabled || tracing.enabled) {
+      instrumentHttp(fastify, metrics, tracing);
+    }
+  }
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     // A path served with other methods answers 405 naming them, before any body is parsed.
@@ -163,7 +174,12 @@ export function openApiDocument(app: NestFastifyApplication): OpenAPIObject {
       'definitions, configure apps, link accounts and execute functions for linked-account owners.',
     version: API_VERSION,
     apiKeyHeader: API_KEY_HEADER,
-    limits: { bodyLimitBytes: BODY_LIMIT_BYTES, pathParamMaxLength: PATH_PARAM_MAX_LENGTH, input: INPUT_LIMITS },
+    limits: {
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+      maxHeaderBytes: maxHeaderSize,
+      pathParamMaxLength: PATH_PARAM_MAX_LENGTH,
+      input: INPUT_LIMITS,
+    },
   });
 }
 

@@ -52,6 +52,10 @@ export class AppConfigurationEntity {
   @Column('text', { array: true })
   enabled_functions: string[];
 
+  /** Executions one linked-account owner may have of this app per OWNER_RATE_LIMIT_WINDOW_SECONDS; null: the default. */
+  @Column({ type: 'integer', nullable: true })
+  owner_execution_limit: number | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;
 

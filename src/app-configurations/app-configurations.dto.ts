@@ -134,6 +134,14 @@ export class AppConfigurationCreate {
     example: ['GITHUB__LIST_REPOSITORIES'],
   })
   enabled_functions?: string[];
+
+  @OptionalInt({
+    description:
+      "Executions one linked-account owner may have of this app per `OWNER_RATE_LIMIT_WINDOW_SECONDS` (counted apart from the owner's other apps); more get 429 with `Retry-After`. 0: no limit of its own (the service-wide `OWNER_RATE_LIMIT_EXECUTIONS` applies)",
+    default: 0,
+    min: 0,
+  })
+  owner_execution_limit?: number;
 }
 
 /** Every field optional and nullable: absent or null leaves the stored value unchanged. */
@@ -164,6 +172,15 @@ export class AppConfigurationUpdate {
     nullable: true,
   })
   enabled_functions?: string[] | null;
+
+  @OptionalInt({
+    description:
+      "Executions one linked-account owner may have of this app per `OWNER_RATE_LIMIT_WINDOW_SECONDS` (counted apart from the owner's other apps); more get 429 with `Retry-After`. 0: no limit of its own (the service-wide `OWNER_RATE_LIMIT_EXECUTIONS` applies)" +
+      '. Absent or null: unchanged',
+    min: 0,
+    nullable: true,
+  })
+  owner_execution_limit?: number | null;
 }
 
 export class AppConfigurationsListQuery {
@@ -225,6 +242,13 @@ export class AppConfigurationPublic {
 
   @ApiProperty({ type: [String], description: 'Enabled functions; always empty when all functions are enabled' })
   enabled_functions: string[];
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Executions one linked-account owner may have of this app per window; null: the service default',
+  })
+  owner_execution_limit: number | null;
 
   @ApiProperty({ format: 'date-time' })
   created_at: string;

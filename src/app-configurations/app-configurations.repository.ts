@@ -24,6 +24,7 @@ export type ConfigurationChanges = Partial<
     | 'enabled'
     | 'all_functions_enabled'
     | 'enabled_functions'
+    | 'owner_execution_limit'
   >
 >;
 

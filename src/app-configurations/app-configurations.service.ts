@@ -70,6 +70,7 @@ export class AppConfigurationsService {
       security_scheme_overrides: stored,
       secrets,
       enabled: input.enabled ?? true,
+      owner_execution_limit: input.owner_execution_limit ? input.owner_execution_limit : null,
       ...enablement,
     };
     if (!(await this.configurations.insert(configuration))) {
@@ -135,6 +136,9 @@ export class AppConfigurationsService {
     }
     if (input.enabled !== undefined && input.enabled !== null) {
       changes.enabled = input.enabled;
+    }
+    if (input.owner_execution_limit !== undefined && input.owner_execution_limit !== null) {
+      changes.owner_execution_limit = input.owner_execution_limit === 0 ? null : input.owner_execution_limit;
     }
     if (Object.keys(changes).length === 0) {
       return toPublic(configuration);
@@ -242,6 +246,7 @@ function toPublic(row: AppConfigurationEntity): AppConfigurationPublic {
     enabled: row.enabled,
     all_functions_enabled: row.all_functions_enabled,
     enabled_functions: row.enabled_functions,
+    owner_execution_limit: row.owner_execution_limit,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

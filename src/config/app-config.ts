@@ -348,6 +348,20 @@ export class AppConfig {
   AUTH_FAILURE_WINDOW_SECONDS = 60;
 
   @Setting(
+    "Executions one linked-account owner may have per `OWNER_RATE_LIMIT_WINDOW_SECONDS` in a project, whatever credential asks for them (an app configuration's `owner_execution_limit` replaces it for its app); 0: no limit",
+  )
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  OWNER_RATE_LIMIT_EXECUTIONS = 0;
+
+  @Setting('The window, in seconds, of the per-owner execution budget')
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  OWNER_RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  @Setting(
     'Comma-separated addresses or CIDR ranges of the load balancers in front of the service: a request from one of them is attributed to the client its `X-Forwarded-For` names (the failure budget counts per client). Unset: the peer address. Set it behind a balancer, or one client\'s failures lock out everyone behind it. Never "everyone": a client could then name any address it likes',
   )
   @IsOptional()
@@ -355,6 +369,47 @@ export class AppConfig {
     message: 'TRUST_PROXY must be comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1)',
   })
   TRUST_PROXY?: string;
+
+  @Setting(
+    "Port of the Prometheus endpoint (`GET /metrics`), served apart from the API so that it is never reachable through the API's address or its load balancer; unset: no metrics are kept at all. See [operations](operations.md)",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @Setting('Address of the metrics endpoint: loopback unless a scraper elsewhere must reach it')
+  @IsString()
+  METRICS_HOST = '127.0.0.1';
+
+  @Setting('When set, the metrics endpoint answers only `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise)', {
+    secret: true,
+  })
+  @IsOptional()
+  @IsString()
+  METRICS_TOKEN?: string;
+
+  @Setting('OTLP/HTTP traces endpoint (e.g. `http://collector:4318/v1/traces`); unset: no traces are made')
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  TRACING_OTLP_ENDPOINT?: string;
+
+  @Setting('The `service.name` of the traces')
+  @IsString()
+  TRACING_SERVICE_NAME = 'patchbay';
+
+  @Setting("Send the `traceparent` header to upstream APIs, so that their spans join the execution's trace")
+  @Transform(toBool)
+  @IsBoolean()
+  TRACING_PROPAGATE_UPSTREAM = false;
+
+  @Setting('How long, in ms, finished spans wait to be exported together')
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  TRACING_EXPORT_DELAY_MS = 2000;
 
   get embedded(): boolean {
     return !this.DATABASE_URL;

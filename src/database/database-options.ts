@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { EmbeddedDatabase } from './embedded-database.js';
@@ -8,12 +9,14 @@ const QUERY_TIMEOUT_MS = 30_000;
 
 /**
  * `entities`: what the data source maps (src/entities.ts, given by the composition roots); a data
- * source that only applies migrations needs none.
+ * source that only applies migrations needs none. `client`: the pg client class of the pool's
+ * connections (an instrumented one when metrics or traces are on).
  */
 export function databaseOptions(
   config: AppConfig,
   embedded?: EmbeddedDatabase,
   entities: DataSourceOptions['entities'] = [],
+  client?: typeof pg.Client,
 ): DataSourceOptions {
   const connection = embedded
     ? { host: embedded.host, port: embedded.port, username: 'postgres', password: 'postgres', database: 'postgres' }
@@ -35,6 +38,7 @@ export function databaseOptions(
       max: embedded ? 1 : config.DATABASE_POOL_SIZE,
       query_timeout: QUERY_TIMEOUT_MS,
       connectionTimeoutMillis: 10_000,
+      ...(client ? { Client: client } : {}),
     },
   };
 }

@@ -1,8 +1,20 @@
-import { type DynamicModule, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { instrumentedPgClient } from '../observability/instrumented-pg-client.js';
+import { Metrics } from '../observability/metrics.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
+import { Tracing } from '../observability/tracing.js';
 import { applyMigrations } from './apply-migrations.js';
 import { ChangeNotifications } from './change-notifications.js';
 import { databaseOptions } from './database-options.js';
@@ -70,6 +82,35 @@ class EmbeddedDatabaseModule {
   }
 }
 
+/** The pool's connections (total, idle) and the requests waiting for one, read when metrics are scraped. */
+@Injectable()
+class DatabasePoolGauges implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly metrics: Metrics,
+  ) {}
+
+  onModuleInit(): void {
+    const pool = (
+      this.dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }
+    ).master;
+    if (!pool) {
+      return;
+    }
+    this.metrics.gauge('patchbay_database_pool_connections', 'Connections the pool holds', () => pool.totalCount);
+    this.metrics.gauge(
+      'patchbay_database_pool_idle_connections',
+      'Connections of the pool not in use',
+      () => pool.idleCount,
+    );
+    this.metrics.gauge(
+      'patchbay_database_pool_waiting_requests',
+      'Queries waiting for a connection',
+      () => pool.waitingCount,
+    );
+  }
+}
+
 /** TypeORM on PostgreSQL: the server at DATABASE_URL, or the embedded one served on a loopback port. */
 @Module({})
 export class DatabaseModule {
@@ -80,12 +121,18 @@ export class DatabaseModule {
       module: DatabaseModule,
       global: true,
       imports: [
+        ObservabilityModule,
         embedded,
         TypeOrmModule.forRootAsync({
           imports: [embedded],
-          inject: [AppConfig, EMBEDDED_DATABASE],
-          useFactory: (config: AppConfig, db: EmbeddedDatabase | null) =>
-            databaseOptions(config, db ?? undefined, entities),
+          inject: [AppConfig, EMBEDDED_DATABASE, Metrics, Tracing],
+          useFactory: (config: AppConfig, db: EmbeddedDatabase | null, metrics: Metrics, tracing: Tracing) =>
+            databaseOptions(
+              config,
+              db ?? undefined,
+              entities,
+              metrics.enabled || tracing.enabled ? instrumentedPgClient(metrics, tracing) : undefined,
+            ),
           // Migrations are applied here (not by TypeORM's migrationsRun), under a lock on a PostgreSQL
           // server, before anything else can use the database.
           dataSourceFactory: async (typeOrmOptions) => {
@@ -104,7 +151,7 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [ChangeNotifications],
+      providers: [ChangeNotifications, DatabasePoolGauges],
       exports: [TypeOrmModule, ChangeNotifications],
     };
   }

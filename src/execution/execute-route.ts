@@ -3,8 +3,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AllExceptionsFilter, InputLimitsGuard, RequestValidationPipe } from '../../libs/common/src/index.js';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../projects/api-key.guard.js';
+import { addBudgetHeaders } from '../rate-limits/rate-limits.service.js';
 import { FunctionExecute } from './execution.dto.js';
-import { ExecutionService } from './execution.service.js';
+import { type ExecutionOrigin, ExecutionService } from './execution.service.js';
+
+/** A REST execution's origin: the owner's budget, when one applies, answers in the reply's `RateLimit-*` headers. */
+export function restOrigin(reply: FastifyReply): ExecutionOrigin {
+  return { source: 'rest', onBudget: (budget) => addBudgetHeaders(reply, budget) };
+}
 
 /** Route config (`@RouteConfig`) marking the controller method whose route Fastify serves directly. */
 export const DIRECT_ROUTE = 'patchbay:direct-execute';
@@ -46,7 +52,7 @@ export function serveExecuteDirectly(app: NestFastifyApplication): void {
       .then((user) => {
         inputLimits.check(request);
         const body = validation.transform(request.body, BODY) as FunctionExecute;
-        return execution.executeFunction(user.projectId, params.function_name, body);
+        return execution.executeFunction(user.projectId, params.function_name, body, restOrigin(reply));
       })
       .then(
         (result) => reply.code(200).send(result),

@@ -3,6 +3,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { isDatabaseConnectionError } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
+import { Metrics } from '../observability/metrics.js';
 import { ExecutionLogBatch, type ExecutionRecord } from './execution-log.batch.js';
 import { ExecutionRepository } from './execution.repository.js';
 
@@ -54,7 +55,14 @@ export class ExecutionLogWriter implements OnModuleDestroy {
   constructor(
     private readonly repository: ExecutionRepository,
     private readonly config: AppConfig,
-  ) {}
+    metrics: Metrics,
+  ) {
+    metrics.gauge(
+      'patchbay_execution_log_buffered_rows',
+      'Execution-log rows recorded and not yet written',
+      () => this.unwritten,
+    );
+  }
 
   /**
    * Queues one execution; its id is given here, a version-7 UUID of its start time. Log rows are inserted in id

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
 import { ExecutionPublic, FunctionExecute, FunctionExecutionResult, ListExecutionsQuery } from './execution.dto.js';
-import { DIRECT_ROUTE } from './execute-route.js';
+import { DIRECT_ROUTE, restOrigin } from './execute-route.js';
 import { ExecutionService } from './execution.service.js';
 
 @ApiSecurity(API_KEY_HEADER)
@@ -31,13 +32,20 @@ export class ExecutionController {
   @ApiParam({ name: 'function_name', type: String, description: 'Function name', example: 'GITHUB__CREATE_ISSUE' })
   @ApiOkResponse({ type: FunctionExecutionResult })
   @ApiErrors([400, 401, 403, 404], { validated: true })
+  @ApiResponse({
+    status: 429,
+    description:
+      "too many executions for the linked-account owner (OWNER_RATE_LIMIT_EXECUTIONS, or the app configuration's " +
+      '`owner_execution_limit`), checked after the pre-checks and before the upstream is called',
+  })
   executeFunction(
     @CurrentProject() projectId: string,
     // A plain string: the route only matches with a non-empty name, and the hot path skips a DTO validation.
     @Param('function_name') functionName: string,
     @Body() body: FunctionExecute,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<FunctionExecutionResult> {
-    return this.execution.executeFunction(projectId, functionName, body);
+    return this.execution.executeFunction(projectId, functionName, body, restOrigin(reply));
   }
 
   @Get('executions')

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfigurationsModule } from '../app-configurations/app-configurations.module.js';
 import { FunctionsModule } from '../functions/functions.module.js';
 import { LinkedAccountsModule } from '../linked-accounts/linked-accounts.module.js';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module.js';
 import { AuthorizationServer } from '../oauth2/authorization-server.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { ExecutionCache } from './execution-cache.js';
@@ -24,7 +25,7 @@ import { UpstreamHttp } from './upstream-http.js';
 
 /** POST /v1/functions/{name}/execute and GET /v1/executions. */
 @Module({
-  imports: [FunctionsModule, AppConfigurationsModule, LinkedAccountsModule, McpUpstreamModule],
+  imports: [FunctionsModule, AppConfigurationsModule, LinkedAccountsModule, RateLimitsModule, McpUpstreamModule],
   controllers: [ExecutionController],
   providers: [
     ExecutionService,

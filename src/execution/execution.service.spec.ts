@@ -23,6 +23,9 @@ import {
   SchemeNotOfferedError,
 } from './execution.errors.js';
 import type { ExecutionRepository } from './execution.repository.js';
+import { Metrics } from '../observability/metrics.js';
+import { Tracing } from '../observability/tracing.js';
+import type { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { ExecutionService } from './execution.service.js';
 import { FunctionInputs } from './function-input.js';
 import type { McpExecutor } from './mcp-executor.js';
@@ -130,6 +133,9 @@ describe('ExecutionService (the execution pipeline)', () => {
       rows.log as unknown as ExecutionLogWriter,
       {} as ExecutionRepository,
       loadConfig({}),
+      { spendExecution: () => undefined } as unknown as RateLimitsService,
+      new Metrics(loadConfig({})),
+      new Tracing(loadConfig({})),
       new NoAuthSchemeStrategy(),
       new ApiKeySchemeStrategy(secrets),
       new HttpBasicSchemeStrategy(secrets),

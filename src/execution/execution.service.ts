@@ -4,8 +4,12 @@ import { parseDateTime } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { AppConfig } from '../config/app-config.js';
+import { SpanKind } from '@opentelemetry/api';
 import type { McpProtocolData } from '../functions/function.entity.js';
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
+import { Metrics } from '../observability/metrics.js';
+import { Tracing } from '../observability/tracing.js';
+import { type RateLimitHeaders, RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import type { Connector } from './connectors/connector.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { type AccountView, type ConfigurationView, ExecutionCache, type FunctionView } from './execution-cache.js';
@@ -34,7 +38,13 @@ import { McpExecutor } from './mcp-executor.js';
 import { RestExecutor } from './rest-executor.js';
 import { buildOpenApiRequest, type OpenApiProtocol } from './openapi-request.js';
 import { InexpressibleInputError } from './parameter-styles.js';
-import { buildRestRequest, RequestBuildError, type RestProtocol, serializeRequest } from './rest-request.js';
+import {
+  buildRestRequest,
+  RequestBuildError,
+  type RestProtocol,
+  type SerializedRequest,
+  serializeRequest,
+} from './rest-request.js';
 import { ApiKeySchemeStrategy } from './strategies/api-key.strategy.js';
 import { HttpBasicSchemeStrategy } from './strategies/http-basic.strategy.js';
 import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
@@ -47,6 +57,8 @@ import { enablesFunction } from '../app-configurations/runnable.js';
 export interface ExecutionOrigin {
   source: ExecutionSource;
   mcpTokenId?: string | null;
+  /** Told the owner's budget when one applies and granted the execution (for the answer's `RateLimit-*` fields). */
+  onBudget?: (headers: RateLimitHeaders) => void;
 }
 
 /** Longest error text kept in the execution log. */
@@ -70,6 +82,9 @@ export class ExecutionService {
     private readonly log: ExecutionLogWriter,
     private readonly repository: ExecutionRepository,
     private readonly config: AppConfig,
+    private readonly limits: RateLimitsService,
+    private readonly metrics: Metrics,
+    private readonly tracing: Tracing,
     private readonly noAuth: NoAuthSchemeStrategy,
     private readonly apiKey: ApiKeySchemeStrategy,
     private readonly httpBasic: HttpBasicSchemeStrategy,
@@ -77,7 +92,21 @@ export class ExecutionService {
     private readonly oauth2: OAuth2SchemeStrategy,
   ) {}
 
-  async executeFunction(
+  executeFunction(
+    projectId: string,
+    functionName: string,
+    body: FunctionExecute,
+    origin?: ExecutionOrigin,
+  ): Promise<FunctionExecutionResult> {
+    if (!this.tracing.enabled) {
+      return this.execute(projectId, functionName, body, origin);
+    }
+    return this.tracing.span('execution', { 'patchbay.function': functionName }, () =>
+      this.execute(projectId, functionName, body, origin),
+    );
+  }
+
+  private async execute(
     projectId: string,
     functionName: string,
     body: FunctionExecute,
@@ -87,6 +116,18 @@ export class ExecutionService {
     const started = performance.now();
     const target = await this.target(projectId, functionName, body.linked_account_owner_id);
     const fn = target.function.fn;
+    this.tracing.current()?.setAttributes({
+      'patchbay.app': fn.app_name,
+      'patchbay.security_scheme': target.configuration.row.security_scheme,
+    });
+    const spending = this.limits.spendExecution(projectId, body.linked_account_owner_id, {
+      name: fn.app_name,
+      limit: target.configuration.row.owner_execution_limit,
+    });
+    if (spending) {
+      const budget = await spending;
+      origin?.onBudget?.(budget);
+    }
     let outcome: RunOutcome;
     try {
       const input = this.inputs.prepare(fn, body.function_input ?? {});
@@ -97,6 +138,7 @@ export class ExecutionService {
       }
       outcome = { success: false, data: null, error: error.message, upstreamStatus: null };
     }
+    this.metrics.execution(fn.app_name, target.configuration.row.security_scheme, outcome.success);
     this.log.record({
       project_id: projectId,
       app_name: fn.app_name,
@@ -202,7 +244,7 @@ export class ExecutionService {
     try {
       switch (fn.protocol) {
         case 'rest':
-          outcome = await this.runRest(fn.name, fn.protocol_data as RestProtocol, input, authorization);
+          outcome = await this.runRest(fn.app_name, fn.name, fn.protocol_data as RestProtocol, input, authorization);
           break;
         case 'connector':
           outcome = await this.runConnector(fn.name, input, authorization, target);
@@ -239,6 +281,7 @@ export class ExecutionService {
   }
 
   private async runRest(
+    appName: string,
     name: string,
     protocol: RestProtocol,
     input: Record<string, unknown>,
@@ -259,7 +302,41 @@ export class ExecutionService {
       throw error;
     }
     authorization.apply(request);
-    return this.rest.execute(serializeRequest(request));
+    const serialized = serializeRequest(request);
+    if (!this.metrics.enabled && !this.tracing.enabled) {
+      return this.rest.execute(serialized);
+    }
+    return this.observedUpstream(appName, serialized);
+  }
+
+  /** The upstream exchange (retries included) as a client span and a latency by app and outcome. */
+  private async observedUpstream(appName: string, request: SerializedRequest): Promise<RunOutcome> {
+    const started = performance.now();
+    const outcome = await this.tracing.span(
+      `upstream ${request.method}`,
+      {
+        'http.request.method': request.method,
+        'server.address': new URL(request.origin).host,
+        'patchbay.app': appName,
+      },
+      async () => {
+        // Inside the span: the upstream's work joins the trace as a child of this call.
+        this.tracing.injectUpstream(request.headers);
+        const answer = await this.rest.execute(request);
+        if (answer.upstreamStatus !== null) {
+          this.tracing.current()?.setAttribute('http.response.status_code', answer.upstreamStatus);
+        }
+        return answer;
+      },
+      SpanKind.CLIENT,
+    );
+    const status = outcome.upstreamStatus;
+    this.metrics.upstreamCall(
+      appName,
+      status === null ? 'failed' : `${Math.floor(status / 100)}xx`,
+      (performance.now() - started) / 1000,
+    );
+    return outcome;
   }
 
   private async runConnector(

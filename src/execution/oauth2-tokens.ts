@@ -6,6 +6,7 @@ import type { AccountView } from './execution-cache.js';
 import { AuthorizationServer, type TokenEndpointClient } from '../oauth2/authorization-server.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
+import { Metrics } from '../observability/metrics.js';
 import { StoredSecrets } from './stored-secrets.js';
 
 /** Refresh when the access token expires within this many seconds. */
@@ -45,6 +46,7 @@ export class OAuth2Tokens {
     private readonly server: AuthorizationServer,
     private readonly config: AppConfig,
     private readonly changes: ChangeNotifications,
+    private readonly metrics: Metrics,
   ) {}
 
   /** The account's tokens, refreshed first when the access token is about to expire. */
@@ -102,6 +104,7 @@ export class OAuth2Tokens {
           };
         }
         const outcome = await this.requestTokens(client, stored);
+        this.metrics.tokenRefresh(outcome.kind === 'tokens');
         switch (outcome.kind) {
           case 'tokens':
             return { value: outcome.credentials, credentials: this.secrets.seal(outcome.credentials) };

@@ -10,6 +10,7 @@ import {
   FunctionDefinitionQuery,
   FunctionDetails,
   FunctionNamePath,
+  FunctionSearchResult,
   ListFunctionsQuery,
   OpenAIFunctionDefinition,
   OpenAIResponsesFunctionDefinition,
@@ -62,8 +63,12 @@ export class FunctionsController {
       'or a tool definition with the visible parameters.',
   })
   @ApiOkResponse({
-    description: 'One page of matching functions, each in the shape `format` asks for',
-    schema: { type: 'array', items: DEFINITION_SHAPES },
+    description:
+      'One page of matching functions. Without `format` (or with `basic`) each is a FunctionBasic ' +
+      '`{name, description}`; `openai` gives OpenAIFunctionDefinition, `openai_responses` ' +
+      'OpenAIResponsesFunctionDefinition and `anthropic` AnthropicFunctionDefinition. The item schema holds the ' +
+      'fields of all four, so that `name` reads directly in the default shape.',
+    type: [FunctionSearchResult],
   })
   @ApiErrors([401], { validated: true })
   searchFunctions(

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   OptionalBoolean,
   OptionalEnum,
@@ -176,6 +176,45 @@ export class OpenAIResponsesFunctionDefinition {
     description: 'JSON Schema of the arguments, showing only the parameters the LLM may set',
   })
   parameters: Record<string, unknown>;
+}
+
+/**
+ * One search result as the OpenAPI document describes it: every field of the four shapes in one object, so
+ * that a client generated from the document reads `name` of a default (FunctionBasic) result without
+ * narrowing a union; which fields come depends on `format`, as each field says.
+ */
+export class FunctionSearchResult {
+  @ApiPropertyOptional({
+    example: 'GITHUB__CREATE_ISSUE',
+    description: 'The function name: in every format but `openai` (there it is `function.name`)',
+  })
+  name?: string;
+
+  @ApiPropertyOptional({
+    example: 'Create an issue in a repository',
+    description: 'In every format but `openai` (there it is `function.description`)',
+  })
+  description?: string;
+
+  @ApiPropertyOptional({ enum: ['function'], description: 'Formats `openai` and `openai_responses`' })
+  type?: 'function';
+
+  @ApiPropertyOptional({ type: OpenAIFunction, description: 'Format `openai` only' })
+  function?: OpenAIFunction;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Format `openai_responses`: JSON Schema of the arguments the LLM may set',
+  })
+  parameters?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Format `anthropic`: JSON Schema of the arguments the LLM may set',
+  })
+  input_schema?: Record<string, unknown>;
 }
 
 export type FunctionDefinition =

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
+import { hasBearerSecretShape, hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyInvalidError } from '../projects/projects.errors.js';
 import { HeaderApiKeyStrategy } from '../projects/header-api-key.strategy.js';
-import { API_KEY_PREFIX } from '../projects/projects.service.js';
+import { API_KEY_PREFIX } from '../projects/header-api-key.strategy.js';
+import { RefusedCredentials } from '../projects/refused-credentials.js';
 import { type McpTokenCreate, type McpTokenCreated, TOKEN_TTL_DEFAULT_S } from './mcp.dto.js';
 import { McpCredentialsInvalidError, McpTokenNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
@@ -32,6 +33,8 @@ export interface McpPrincipal {
 
 @Injectable()
 export class McpTokensService {
+  private readonly refused = new RefusedCredentials();
+
   constructor(
     private readonly repository: McpRepository,
     private readonly configurations: AppConfigurationsRepository,
@@ -76,8 +79,9 @@ export class McpTokensService {
   /**
    * The caller of an MCP request: `X-API-KEY`, or `Authorization: Bearer` with an API key or an MCP
    * token, and on a project's own address (/v1/mcp/p/{project}, from `url`) also an OAuth access
-   * token of that project's authorization server, whose audience must be that address. Tokens are
-   * looked up on every request (no cache), so a revocation holds at once on every instance.
+   * token of that project's authorization server, whose audience must be that address. Valid tokens are
+   * looked up on every request (no cache), so a revocation holds at once on every instance; refused ones are
+   * remembered (RefusedCredentials), so that a client retrying one in a loop costs no query.
    */
   async authenticate(
     apiKeyHeader: string | undefined,
@@ -120,8 +124,12 @@ export class McpTokensService {
       throw new McpCredentialsInvalidError(true);
     }
     if (!apiKeyHeader && credential.startsWith(MCP_TOKEN_PREFIX)) {
+      if (!hasBearerSecretShape(credential, MCP_TOKEN_PREFIX) || this.refused.has(credential)) {
+        throw new McpCredentialsInvalidError(false);
+      }
       const row = await this.repository.findUsableToken(hashBearerSecret(credential), new Date());
       if (!row) {
+        this.refused.add(credential);
         throw new McpCredentialsInvalidError(false);
       }
       return {

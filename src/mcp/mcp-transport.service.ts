@@ -20,6 +20,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../libs/common/src/index.js';
 import { API_VERSION } from '../config/api-version.js';
+import { Metrics } from '../observability/metrics.js';
 import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
@@ -114,6 +115,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     private readonly config: AppConfig,
     private readonly changes: ChangeNotifications,
     private readonly limits: RateLimitsService,
+    private readonly metrics: Metrics,
   ) {
     this.allowedOrigins = new Set([new URL(config.publicBaseUrl).origin]);
     for (const entry of (config.MCP_ALLOWED_ORIGINS ?? '').split(',')) {
@@ -162,6 +164,12 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
   async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await this.guarded(reply, async () => {
       this.checkSize(request);
+      if (this.metrics.enabled) {
+        for (const message of [request.body].flat()) {
+          const method = (message as { method?: unknown } | null)?.method;
+          this.metrics.mcpRequest(typeof method === 'string' ? method : 'response');
+        }
+      }
       const principal = await this.admit(request, reply);
       const route = classifyInboundRequest({
         httpMethod: 'POST',

@@ -3,12 +3,14 @@ import { PassportStrategy } from '@nestjs/passport';
 import { LRUCache } from 'lru-cache';
 import passport from 'passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
-import { hashBearerSecret } from '../../libs/common/src/index.js';
+import { hasBearerSecretShape, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyInvalidError } from './projects.errors.js';
 import { ProjectsRepository } from './projects.repository.js';
+import { RefusedCredentials } from './refused-credentials.js';
 
 export const API_KEY_HEADER = 'X-API-KEY';
+export const API_KEY_PREFIX = 'pb_';
 
 /** Who a request's API key belongs to: `request.user` on every secured route. */
 export interface ApiKeyPrincipal {
@@ -33,11 +35,14 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
  * SHA-256 and a query per request. The keys are already in this process's memory while their
  * requests run; they are never logged or written anywhere. An entry lives API_KEY_CACHE_TTL_MS at
  * most (less when the key expires sooner), which bounds how long a revocation made elsewhere takes
- * to reach this instance. Unknown keys are not cached.
+ * to reach this instance. Refused keys are remembered apart (RefusedCredentials), so that a flood of wrong
+ * keys neither evicts valid ones nor reaches the database twice for the same value; a value not shaped like a
+ * key is refused before any of this.
  */
 @Injectable()
 export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
   private readonly cache: LRUCache<string, CachedKey>;
+  private readonly refused = new RefusedCredentials();
 
   constructor(
     private readonly projects: ProjectsRepository,
@@ -88,12 +93,19 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
    */
   validate(apiKey: string): ApiKeyPrincipal | Promise<ApiKeyPrincipal> {
     const cached = this.cache.get(apiKey);
-    return cached ? this.accept(cached) : this.cache.fetch(apiKey).then((key) => this.accept(key));
+    if (cached) {
+      return this.accept(apiKey, cached);
+    }
+    if (!hasBearerSecretShape(apiKey, API_KEY_PREFIX) || this.refused.has(apiKey)) {
+      throw new ApiKeyInvalidError();
+    }
+    return this.cache.fetch(apiKey).then((key) => this.accept(apiKey, key));
   }
 
-  private accept(key: CachedKey | undefined): ApiKeyPrincipal {
+  private accept(apiKey: string, key: CachedKey | undefined): ApiKeyPrincipal {
     const now = Date.now();
     if (!key || (key.expiresAt !== null && key.expiresAt <= now)) {
+      this.refused.add(apiKey);
       throw new ApiKeyInvalidError();
     }
     if (now - key.lastUsedAt >= LAST_USED_RESOLUTION_MS) {

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
-import { HeaderApiKeyStrategy } from './header-api-key.strategy.js';
+import { API_KEY_PREFIX, HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ApiKeyExpiryInPastError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
 import { type NewApiKey, ProjectsRepository } from './projects.repository.js';
-
-export const API_KEY_PREFIX = 'pb_';
 
 export interface CreatedProject {
   project_id: string;

@@ -18,6 +18,12 @@ export class RequestRateExceededError extends RateLimitedError {
   }
 }
 
+export class OwnerExecutionRateExceededError extends RateLimitedError {
+  constructor(headers: Record<string, string>) {
+    super(`Too many executions for this linked-account owner: retry after ${headers['retry-after']} s`, headers);
+  }
+}
+
 export class AuthFailuresExceededError extends RateLimitedError {
   constructor(retryAfterSeconds: number) {
     super(`Too many failed authentications from this address: retry after ${retryAfterSeconds} s`, {

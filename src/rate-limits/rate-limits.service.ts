@@ -2,7 +2,13 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy }
 import { HttpAdapterHost } from '@nestjs/core';
 import { UnauthorizedError } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
-import { AuthFailuresExceededError, RequestRateExceededError } from './rate-limits.errors.js';
+import { Metrics, type RateLimitBudget } from '../observability/metrics.js';
+import {
+  AuthFailuresExceededError,
+  OwnerExecutionRateExceededError,
+  type RateLimitedError,
+  RequestRateExceededError,
+} from './rate-limits.errors.js';
 import { RateLimitsRepository } from './rate-limits.repository.js';
 
 /** On PostgreSQL the request limit is on unless RATE_LIMIT_REQUESTS says otherwise: 600 per window. */
@@ -12,6 +18,36 @@ const BLOCKED_ADDRESSES_MAX = 10_000;
 
 /** What a granted request is told about its budget (IETF draft `RateLimit-*` fields). */
 export type RateLimitHeaders = Record<string, string>;
+
+/**
+ * The fields for an answer two budgets granted (the credential's and the owner's): the policies of both, and the
+ * limit, remaining and reset of the one with fewer requests left, as the IETF draft says to when several apply.
+ */
+export function tighterBudget(first: RateLimitHeaders | undefined, second: RateLimitHeaders): RateLimitHeaders {
+  if (!first) {
+    return second;
+  }
+  const tighter = Number(second['ratelimit-remaining']) < Number(first['ratelimit-remaining']) ? second : first;
+  return { ...tighter, 'ratelimit-policy': `${first['ratelimit-policy']}, ${second['ratelimit-policy']}` };
+}
+
+/** Adds an owner budget's fields to an answer that may already carry the credential's (see tighterBudget). */
+export function addBudgetHeaders(
+  reply: { getHeader(name: string): unknown; headers(values: Record<string, string>): unknown },
+  budget: RateLimitHeaders,
+): void {
+  const policy = reply.getHeader('ratelimit-policy');
+  const existing =
+    typeof policy === 'string'
+      ? {
+          'ratelimit-policy': policy,
+          'ratelimit-limit': String(reply.getHeader('ratelimit-limit')),
+          'ratelimit-remaining': String(reply.getHeader('ratelimit-remaining')),
+          'ratelimit-reset': String(reply.getHeader('ratelimit-reset')),
+        }
+      : undefined;
+  reply.headers(tighterBudget(existing, budget));
+}
 
 /**
  * Request budgets per credential and failure budgets per client address, shared by every instance.
@@ -36,6 +72,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     private readonly repository: RateLimitsRepository,
     private readonly config: AppConfig,
     private readonly http: HttpAdapterHost,
+    private readonly metrics: Metrics,
   ) {
     this.requests = config.RATE_LIMIT_REQUESTS ?? (config.embedded ? 0 : RATE_LIMIT_REQUESTS_SERVER_DEFAULT);
     this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
@@ -44,10 +81,11 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
   /**
    * Only a process that answers requests spends budgets, so only it clears idle ones: a command-line
    * import on the embedded database holds its one connection for seconds per document, and a
-   * cleanup waiting behind it timed out with a warning.
+   * cleanup waiting behind it timed out with a warning. (Any app configuration may set an owner budget,
+   * so a serving process always clears: one DELETE a minute.)
    */
   onApplicationBootstrap(): void {
-    if (this.http.httpAdapter && (this.requests > 0 || this.config.AUTH_FAILURE_LIMIT > 0)) {
+    if (this.http.httpAdapter) {
       this.cleanup = setInterval(() => {
         this.repository
           .deleteIdle()
@@ -68,58 +106,108 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
    * Spends one request of a credential's budget (`subject`: `key:<id>` or `mcp:<id>`); the
    * headers to send with the answer, or RequestRateExceededError (429) when the budget is spent.
    */
-  async spendRequest(subject: string): Promise<RateLimitHeaders | undefined> {
+  spendRequest(subject: string): Promise<RateLimitHeaders | undefined> {
     if (this.requests <= 0) {
+      return Promise.resolve(undefined);
+    }
+    return this.spend(
+      'request',
+      subject,
+      this.requests,
+      this.windowMs,
+      (headers) => new RequestRateExceededError(headers),
+    );
+  }
+
+  /**
+   * Spends one execution of a linked-account owner's budget in a project: `limit` per OWNER_RATE_LIMIT_WINDOW_SECONDS,
+   * the app configuration's own when it sets one (then counted per app), else OWNER_RATE_LIMIT_EXECUTIONS (counted
+   * over every app of the project). Undefined, not a promise, when no limit applies: the execute path then
+   * pays neither a statement nor a microtask.
+   */
+  spendExecution(
+    projectId: string,
+    ownerId: string,
+    app: { name: string; limit: number | null },
+  ): Promise<RateLimitHeaders> | undefined {
+    const limit = app.limit ?? this.config.OWNER_RATE_LIMIT_EXECUTIONS;
+    if (limit <= 0) {
       return undefined;
     }
-    const interval = this.windowMs / this.requests;
-    const spend = await this.repository.spend(subject, interval, this.windowMs);
-    const policy = `${this.requests};w=${this.windowMs / 1000}`;
+    // The owner id is the end user's: it is used as a cell key (never a log line or a metric label).
+    const subject = app.limit === null ? `owner:${projectId}:${ownerId}` : `owner:${projectId}:${app.name}:${ownerId}`;
+    return this.spend(
+      'owner',
+      subject,
+      limit,
+      this.config.OWNER_RATE_LIMIT_WINDOW_SECONDS * 1000,
+      (headers) => new OwnerExecutionRateExceededError(headers),
+    );
+  }
+
+  /** GCRA: `limit` per `windowMs`, all at once at most; the IETF draft's `RateLimit-*` fields, or the refusal. */
+  private async spend(
+    budget: RateLimitBudget,
+    subject: string,
+    limit: number,
+    windowMs: number,
+    refusal: (headers: RateLimitHeaders) => RateLimitedError,
+  ): Promise<RateLimitHeaders> {
+    const interval = windowMs / limit;
+    const spend = await this.repository.spend(subject, interval, windowMs);
+    const policy = `${limit};w=${windowMs / 1000}`;
+    this.metrics.rateLimit(budget, spend.granted !== null);
     if (spend.granted !== null) {
       return {
         'ratelimit-policy': policy,
-        'ratelimit-limit': String(this.requests),
-        'ratelimit-remaining': String(Math.max(0, Math.floor((spend.now + this.windowMs - spend.granted) / interval))),
+        'ratelimit-limit': String(limit),
+        'ratelimit-remaining': String(Math.max(0, Math.floor((spend.now + windowMs - spend.granted) / interval))),
         'ratelimit-reset': String(Math.max(0, Math.ceil((spend.granted - spend.now) / 1000))),
       };
     }
-    const retryAfter = secondsUntil((spend.previous ?? spend.now) + interval - this.windowMs, spend.now);
-    throw new RequestRateExceededError({
+    const retryAfter = secondsUntil((spend.previous ?? spend.now) + interval - windowMs, spend.now);
+    throw refusal({
       'retry-after': String(retryAfter),
       'ratelimit-policy': policy,
-      'ratelimit-limit': String(this.requests),
+      'ratelimit-limit': String(limit),
       'ratelimit-remaining': '0',
       'ratelimit-reset': String(retryAfter),
     });
   }
 
   /**
-   * Runs an authentication for a client address: refused with 429 while the address is over its
-   * failure budget (before the credentials are looked at), and a 401 it ends with is counted.
+   * Runs an authentication for a client address. A request whose credentials are valid is judged by its own
+   * budget only, whatever others behind the same address did (a fleet of workers behind one NAT shares it);
+   * a request that fails to authenticate is counted against the address, and once the address is over its
+   * failure budget it is answered 429 instead of 401 (without a database statement while the block lasts).
    */
   async authenticateFrom<T>(address: string, authenticate: () => Promise<T>): Promise<T> {
-    this.checkAddress(address);
     try {
       return await authenticate();
     } catch (error) {
       if (error instanceof UnauthorizedError) {
-        throw (await this.recordFailure(address)) ?? error;
+        const refusal = this.blockedNow(address) ?? (await this.recordFailure(address));
+        if (this.config.AUTH_FAILURE_LIMIT > 0) {
+          this.metrics.rateLimit('auth_failure', refusal === undefined);
+        }
+        throw refusal ?? error;
       }
       throw error;
     }
   }
 
-  private checkAddress(address: string): void {
+  /** The 429 for an address over its failure budget, as this instance last learnt it; else undefined. */
+  private blockedNow(address: string): AuthFailuresExceededError | undefined {
     const until = this.blocked.get(address);
     if (until === undefined) {
-      return;
+      return undefined;
     }
     const now = Date.now();
     if (until <= now) {
       this.blocked.delete(address);
-      return;
+      return undefined;
     }
-    throw new AuthFailuresExceededError(secondsUntil(until, now));
+    return new AuthFailuresExceededError(secondsUntil(until, now));
   }
 
   /**

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { collectGarbage } from '../../libs/common/src/index.js';
@@ -17,6 +18,8 @@ import { SearchIndexWriter } from './search-index-writer.js';
 import { lowerBound } from './sorted.js';
 import { WORDNET } from './wordnet.provider.js';
 import type { WordNet } from './wordnet.js';
+import { Metrics } from '../observability/metrics.js';
+import { Tracing } from '../observability/tracing.js';
 
 export interface FunctionSearchRequest {
   projectId: string;
@@ -82,7 +85,20 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     @Inject(EMBEDDING_PROVIDER) private readonly provider: EmbeddingProvider,
     @Inject(WORDNET) private readonly wordnet: WordNet | null,
     private readonly http: HttpAdapterHost,
+    private readonly metrics: Metrics,
+    private readonly tracing: Tracing,
   ) {}
+
+  /** A search by intent, timed and traced (without the intent: it is the caller's input). */
+  private observed<T>(kind: 'apps' | 'functions', search: () => Promise<T>): Promise<T> {
+    if (!this.metrics.enabled && !this.tracing.enabled) {
+      return search();
+    }
+    const started = performance.now();
+    return this.tracing.span(`search ${kind}`, { 'patchbay.search.kind': kind }, search).finally(() => {
+      this.metrics.search(kind, (performance.now() - started) / 1000);
+    });
+  }
 
   /**
    * The HTTP service loads the index in the background as it starts, so that the first search does
@@ -105,6 +121,10 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     if (!SearchEngine.hasTerms(request.intent)) {
       return undefined;
     }
+    return this.observed('functions', () => this.rankFunctions(request));
+  }
+
+  private async rankFunctions(request: FunctionSearchRequest): Promise<Hit[]> {
     // The intent is embedded while the index is checked: with a remote model that is a round trip.
     const [engine, runnable, rank] = await Promise.all([
       this.current(),
@@ -118,6 +138,10 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
     if (!SearchEngine.hasTerms(request.intent)) {
       return undefined;
     }
+    return this.observed('apps', () => this.rankApps(request));
+  }
+
+  private async rankApps(request: AppSearchRequest): Promise<Hit[]> {
     const [engine, configured, rank] = await Promise.all([
       this.current(),
       request.configuredOnly ? this.repository.configuredApps(request.projectId) : undefined,

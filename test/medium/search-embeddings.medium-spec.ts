@@ -7,6 +7,8 @@ import { createEmbeddingProvider } from '../../src/search/embeddings/embedding-p
 import { normalize, type EmbeddingProvider } from '../../src/search/embeddings/embedding-provider.js';
 import { OfflineEmbeddingProvider } from '../../src/search/embeddings/offline-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from '../../src/search/embeddings/openai-embedding.provider.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { Tracing } from '../../src/observability/tracing.js';
 import { SearchIndexService } from '../../src/search/search-index.service.js';
 import { SearchIndexWriter } from '../../src/search/search-index-writer.js';
 import { SearchRepository } from '../../src/search/search.repository.js';
@@ -163,6 +165,8 @@ describe('search embeddings: providers and models', () => {
       modelB,
       null,
       noHttp,
+      new Metrics(config),
+      new Tracing(config),
     );
     const request = { projectId: '00000000-0000-0000-0000-000000000000', appNames: ['ZOO'], configuredOnly: false };
 
@@ -201,6 +205,8 @@ describe('search embeddings: providers and models', () => {
       modelA,
       null,
       noHttp,
+      new Metrics(config),
+      new Tracing(config),
     );
     const again = await withA.searchFunctions({ ...request, intent: 'stripes', limit: 10, offset: 0 });
     expect(again?.[0].name).toBe(zebra);
@@ -263,10 +269,17 @@ describe('search embeddings: providers and models', () => {
     });
     await expect(down.embedQuery('anything')).rejects.toThrow(/unreachable/);
     const repository = new SearchRepository(app.dataSource);
-    const writer = new SearchIndexWriter(repository, loadConfig({}), down);
-    const service = new SearchIndexService(repository, writer, down, null, {
-      httpAdapter: undefined,
-    } as unknown as HttpAdapterHost);
+    const config = loadConfig({});
+    const writer = new SearchIndexWriter(repository, config, down);
+    const service = new SearchIndexService(
+      repository,
+      writer,
+      down,
+      null,
+      { httpAdapter: undefined } as unknown as HttpAdapterHost,
+      new Metrics(config),
+      new Tracing(config),
+    );
 
     const ranked = await service.searchFunctions({
       projectId: '00000000-0000-0000-0000-000000000000',

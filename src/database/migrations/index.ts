@@ -13,6 +13,7 @@ import { DropSearchTsvector1769500000000 } from './1769500000000-DropSearchTsvec
 import { ByteOrderNameIndexes1769600000000 } from './1769600000000-ByteOrderNameIndexes.js';
 import { SearchDocumentsOperation1769700000000 } from './1769700000000-SearchDocumentsOperation.js';
 import { McpServers1769710000000 } from './1769710000000-McpServers.js';
+import { OwnerExecutionLimit1769800000000 } from './1769800000000-OwnerExecutionLimit.js';
 import { McpOAuth1769900000000 } from './1769900000000-McpOAuth.js';
 
 /** Applied in this order; a new migration is appended here. */
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   ByteOrderNameIndexes1769600000000,
   SearchDocumentsOperation1769700000000,
   McpServers1769710000000,
+  OwnerExecutionLimit1769800000000,
   McpOAuth1769900000000,
 ];

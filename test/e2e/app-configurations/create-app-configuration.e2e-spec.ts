@@ -54,6 +54,7 @@ describe('POST /v1/app-configurations (createAppConfiguration)', () => {
         enabled: true,
         all_functions_enabled: true,
         enabled_functions: [],
+        owner_execution_limit: null,
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });

@@ -45,6 +45,7 @@ describe('GET /v1/app-configurations (listAppConfigurations)', () => {
           'enabled',
           'enabled_functions',
           'id',
+          'owner_execution_limit',
           'project_id',
           'security_scheme',
           'security_scheme_overrides',

@@ -15,6 +15,8 @@ export interface OpenApiInfo {
 
 export interface RequestLimits {
   bodyLimitBytes: number;
+  /** Node's limit on the request line and headers (`http.maxHeaderSize`), past which it answers 431. */
+  maxHeaderBytes: number;
   pathParamMaxLength: number;
   input: InputLimits;
 }
@@ -69,11 +71,13 @@ interface OperationObject {
  * Every operation that checks credentials may answer 429: the credential's request budget is spent
  * (RATE_LIMIT_REQUESTS), or the client address has failed to authenticate too often (AUTH_FAILURE_LIMIT).
  */
-function tooManyRequests(error: (description: string) => ResponseObject): ResponseObject {
+function tooManyRequests(error: (description: string) => ResponseObject, own?: ResponseObject): ResponseObject {
   const integer = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
   return {
     ...error(
-      'Too many requests with this credential in the window, or too many failed authentications from this address',
+      'Too many requests with this credential in the window, or too many failed authentications from this address ' +
+        '(only requests that fail to authenticate are refused for it)' +
+        (own ? `; or ${own.description}` : ''),
     ),
     headers: {
       'Retry-After': integer('Seconds to wait before trying again'),
@@ -137,10 +141,19 @@ function declareRequestLimits(document: OpenAPIObject, limits: RequestLimits): v
       const unauthorized = responses['401'];
       if (unauthorized) {
         // Answered in the shape of the operation's 401 (the MCP endpoint's JSON-RPC errors).
-        responses['429'] = { ...tooManyRequests(error), content: unauthorized.content };
+        responses['429'] = { ...tooManyRequests(error, responses['429']), content: unauthorized.content };
       }
+      // Node's HTTP parser answers these itself, before any route, with an empty body.
+      responses['431'] = {
+        description: `The request line and headers together are larger than ${limits.maxHeaderBytes} bytes`,
+      };
+      responses['503'] = error(
+        'The database did not answer in time (retry later), or the instance is shutting down (the connection is ' +
+          'closed: retry on another)',
+      );
       if (operation.requestBody) {
         responses['413'] = error(`The body is larger than ${limits.bodyLimitBytes} bytes`);
+        responses['415'] = error('The body is not JSON (`Content-Type` other than `application/json`)');
         const input = limits.input;
         operation.description =
           `${operation.description ?? ''}\n\nBody limits: ${limits.bodyLimitBytes} bytes, JSON nested at most ` +

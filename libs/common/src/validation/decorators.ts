@@ -77,7 +77,9 @@ function toBoolean(value: unknown): unknown {
 export const DEFAULT_INT_MAX = 2_147_483_647;
 
 /** An integer in the query, parsed from its text; out-of-range values name the bound. */
-export function OptionalInt(options: Described & { default: number; min?: number; max?: number }): PropertyDecorator {
+export function OptionalInt(
+  options: Described & { default?: number; min?: number; max?: number; nullable?: boolean },
+): PropertyDecorator {
   const max = options.max ?? DEFAULT_INT_MAX;
   const decorators: PropertyDecorator[] = [
     ApiPropertyOptional({
@@ -86,6 +88,7 @@ export function OptionalInt(options: Described & { default: number; min?: number
       default: options.default,
       minimum: options.min,
       maximum: max,
+      ...(options.nullable ? { nullable: true } : {}),
     }),
     Transform(({ value }: { value: unknown }) =>
       typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value,
