@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import Provider, { type AccessToken, type Client, errors, type KoaContext } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { AccessToken, Client, KoaContext } from 'oidc-provider';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { SecretBox } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
@@ -77,7 +78,7 @@ export class AuthorizationServer {
     if (cached?.version === version) {
       return cached.provider;
     }
-    const provider = this.build(projectId, settings);
+    const provider = this.build(projectId, settings, await oidcProvider());
     this.providers.set(projectId, { version, provider });
     return provider;
   }
@@ -130,12 +131,13 @@ export class AuthorizationServer {
     return { tokenId: row.id, ownerId: row.linked_account_owner_id, apps: row.apps };
   }
 
-  private build(projectId: string, settings: McpIdentityProviderEntity): Provider {
+  private build(projectId: string, settings: McpIdentityProviderEntity, oidc: OidcProviderModule): Provider {
+    const { errors } = oidc;
     const keys = this.secretBox.openJson<ServerKeys>(settings.server_keys);
     const resource = projectMcpUrl(this.config.publicBaseUrl, projectId);
     const prefix = projectMcpPath(projectId);
     const repository = this.repository;
-    const provider = new Provider(resource, {
+    const provider = new oidc.default(resource, {
       adapter: (model: string) => new OAuthRecordAdapter(repository, projectId, model),
       jwks: keys.jwks,
       cookies: {
@@ -200,7 +202,7 @@ export class AuthorizationServer {
         properties: ['redirect_uris'],
         validator: (_ctx: KoaContext, key: string, value: unknown) => {
           if (key === 'redirect_uris') {
-            checkRedirectUris(value);
+            checkRedirectUris(value, errors);
           }
         },
       },
@@ -248,8 +250,21 @@ export class AuthorizationServer {
   }
 }
 
+type OidcProviderModule = typeof import('oidc-provider');
+let oidcModule: OidcProviderModule | undefined;
+
+/**
+ * oidc-provider, loaded at the first project's sign-in rather than at start: on Node 20 its import prints an
+ * "Unsupported runtime" warning (it supports Node 22 officially; its flows pass here), which would otherwise open
+ * every start's log, JSON lines included, of a service that may never use it.
+ */
+async function oidcProvider(): Promise<OidcProviderModule> {
+  oidcModule ??= await import('oidc-provider');
+  return oidcModule;
+}
+
 /** Exact redirect URIs, https except on a loopback address (http://127.0.0.1:port/… for desktop and CLI clients). */
-function checkRedirectUris(value: unknown): void {
+function checkRedirectUris(value: unknown, errors: OidcProviderModule['errors']): void {
   for (const uri of Array.isArray(value) ? (value as unknown[]) : []) {
     const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
     if (!parsed) {
