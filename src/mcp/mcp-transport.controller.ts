@@ -1,6 +1,7 @@
 import { applyDecorators, Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import {
   ApiExtraModels,
+  getSchemaPath,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -9,6 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorResponse, InputLimitsCheckedByHandler } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER, PublicRoute } from '../projects/api-key.guard.js';
 import { JsonRpcErrorResponse } from './mcp.dto.js';
 import { McpTransportService } from './mcp-transport.service.js';
@@ -23,6 +25,21 @@ function JsonRpcRefusals(statuses: Record<number, string>): MethodDecorator {
   );
 }
 
+/**
+ * A project's address answers 404 as JSON-RPC for an unknown session, and as the API's plain error when the
+ * address itself names no project (`/v1/mcp/p/` matches no route).
+ */
+function ProjectAddressNotFound(): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(JsonRpcErrorResponse, ErrorResponse),
+    ApiResponse({
+      status: 404,
+      description: 'An unknown or ended session (JSON-RPC), or an address without a project (the API error)',
+      schema: { oneOf: [{ $ref: getSchemaPath(JsonRpcErrorResponse) }, { $ref: getSchemaPath(ErrorResponse) }] },
+    }),
+  );
+}
+
 const REFUSALS = {
   400: 'Malformed JSON-RPC, a missing Mcp-Session-Id where one is needed, an invalid owner or mode, or 2026-07-28 headers that disagree with the body',
   401: 'Missing or wrong credentials (with WWW-Authenticate)',
@@ -33,11 +50,16 @@ const REFUSALS = {
   415: 'A body that is not application/json',
 };
 
+function withoutNotFound(statuses: Record<number, string>): Record<number, string> {
+  return Object.fromEntries(Object.entries(statuses).filter(([status]) => status !== '404'));
+}
+
 /**
  * The MCP endpoint (Streamable HTTP). Its own credential check (API key or MCP token, answered as
  * JSON-RPC errors) replaces the global guard; the SDK transport writes the responses.
  */
 @ApiTags('mcp')
+@InputLimitsCheckedByHandler()
 @Controller('v1/mcp')
 export class McpTransportController {
   constructor(private readonly transport: McpTransportService) {}
@@ -115,6 +137,7 @@ export class McpTransportController {
   @ApiSecurity(API_KEY_HEADER)
   @ApiParam({
     name: 'projectId',
+    type: String,
     format: 'uuid',
     description: 'The project (its address identifies it to OAuth clients)',
   })
@@ -129,7 +152,8 @@ export class McpTransportController {
   })
   @ApiOkResponse({ description: 'A JSON-RPC response (or 202 for notifications)' })
   @ApiResponse({ status: 202, description: 'Accepted notifications or responses' })
-  @JsonRpcRefusals(REFUSALS)
+  @JsonRpcRefusals(withoutNotFound(REFUSALS))
+  @ProjectAddressNotFound()
   handleProjectMcpPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handlePost(request, reply);
   }
@@ -137,10 +161,11 @@ export class McpTransportController {
   @Get('p/:projectId')
   @PublicRoute()
   @ApiSecurity(API_KEY_HEADER)
-  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiParam({ name: 'projectId', type: String, format: 'uuid' })
   @ApiOperation({ summary: "Open the server-to-client stream of an MCP session, at a project's own address" })
   @ApiOkResponse({ description: 'A text/event-stream of JSON-RPC notifications' })
-  @JsonRpcRefusals({ 401: REFUSALS[401], 403: REFUSALS[403], 404: REFUSALS[404], 405: 'No Mcp-Session-Id' })
+  @JsonRpcRefusals({ 401: REFUSALS[401], 403: REFUSALS[403], 405: 'No Mcp-Session-Id' })
+  @ProjectAddressNotFound()
   handleProjectMcpGet(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handleGet(request, reply);
   }
@@ -148,10 +173,11 @@ export class McpTransportController {
   @Delete('p/:projectId')
   @PublicRoute()
   @ApiSecurity(API_KEY_HEADER)
-  @ApiParam({ name: 'projectId', format: 'uuid' })
+  @ApiParam({ name: 'projectId', type: String, format: 'uuid' })
   @ApiOperation({ summary: "End an MCP session, at a project's own address" })
   @ApiOkResponse({ description: 'The session ended' })
-  @JsonRpcRefusals({ 400: REFUSALS[400], 401: REFUSALS[401], 404: REFUSALS[404] })
+  @JsonRpcRefusals({ 400: REFUSALS[400], 401: REFUSALS[401] })
+  @ProjectAddressNotFound()
   handleProjectMcpDelete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.transport.handleDelete(request, reply);
   }

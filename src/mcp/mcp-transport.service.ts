@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '../../libs/common/src/index.js';
+import { checkInputLimits, DomainError } from '../../libs/common/src/index.js';
 import { API_VERSION } from '../config/api-version.js';
 import { Metrics } from '../observability/metrics.js';
 import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
@@ -371,6 +371,8 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     const principal = await this.limits.authenticateFrom(request.ip, () =>
       this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization'), request.url),
     );
+    // Once the caller is known (the routes leave it out of the global guard: InputLimitsCheckedByHandler).
+    checkInputLimits(request);
     // The credential's one budget, whether it calls REST or MCP.
     const limits = await this.limits.spendRequest(
       principal.tokenId ? `mcp:${principal.tokenId}` : `key:${principal.apiKeyId}`,
