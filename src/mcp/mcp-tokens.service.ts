@@ -87,15 +87,23 @@ export class McpTokensService {
     apiKeyHeader: string | undefined,
     authorization: string | undefined,
     url: string = MCP_PATH,
+    /**
+     * Called once the credential is known to be valid, before anything else is judged (the input limits): a
+     * caller without valid credentials learns nothing about the input, one with them learns what is wrong.
+     */
+    onValidCredential?: () => void,
   ): Promise<McpPrincipal> {
     const projectId = projectOfMcpPath(url);
     if (projectId === null) {
-      return this.principalOf(apiKeyHeader, authorization, null);
+      const principal = await this.principalOf(apiKeyHeader, authorization, null);
+      onValidCredential?.();
+      return principal;
     }
     // On a project's address, a refusal says where its OAuth metadata is (RFC 9728 §5.1).
     const metadata = protectedResourceMetadataUrl(this.config.publicBaseUrl, projectId);
     try {
       const principal = await this.principalOf(apiKeyHeader, authorization, projectId);
+      onValidCredential?.();
       if (principal.projectId !== projectId) {
         throw new McpCredentialsInvalidError(false);
       }

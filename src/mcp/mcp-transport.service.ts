@@ -369,10 +369,11 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
       throw new McpOriginNotAllowedError(origin);
     }
     const principal = await this.limits.authenticateFrom(request.ip, () =>
-      this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization'), request.url),
+      // The input limits once the credential is valid (the routes leave them out of the global guard).
+      this.tokens.authenticate(header(request, 'x-api-key'), header(request, 'authorization'), request.url, () =>
+        checkInputLimits(request),
+      ),
     );
-    // Once the caller is known (the routes leave it out of the global guard: InputLimitsCheckedByHandler).
-    checkInputLimits(request);
     // The credential's one budget, whether it calls REST or MCP.
     const limits = await this.limits.spendRequest(
       principal.tokenId ? `mcp:${principal.tokenId}` : `key:${principal.apiKeyId}`,
