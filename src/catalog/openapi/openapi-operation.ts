@@ -18,8 +18,12 @@ type Node = Record<string, unknown>;
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
 const SECTIONS = ['path', 'query', 'header', 'cookie'] as const;
-/** Headers the executor or the security scheme sets; a document declaring them as parameters gets them dropped. */
-const MANAGED_HEADERS = new Set(['authorization', 'content-type', 'accept', 'content-length', 'user-agent', 'cookie']);
+/**
+ * Header parameters OpenAPI says SHALL be ignored (the body's media type, the response's and the
+ * security scheme decide them), and those the HTTP client sets itself.
+ */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+const CLIENT_HEADERS = new Set(['content-length', 'user-agent', 'cookie']);
 
 export interface Operation {
   method: string;
@@ -47,11 +51,12 @@ export function buildFunction(
     const groupProperties = group.properties as Node;
     for (const parameter of parameters.filter((p) => p.in === section)) {
       const paramName = parameter.name as string;
-      // A required Accept or Content-Type is the document's to state (a body sent sets its own Content-Type);
-      // other managed headers, and optional ones, are the executor's.
       const lower = paramName.toLowerCase();
-      const stated = (lower === 'accept' || lower === 'content-type') && parameter.required === true;
-      if (section === 'header' && MANAGED_HEADERS.has(lower) && !stated) {
+      if (section === 'header' && IGNORED_HEADERS.has(lower)) {
+        continue;
+      }
+      if (section === 'header' && CLIENT_HEADERS.has(lower)) {
+        reduced.push(`header parameter "${paramName}" left out: the HTTP client sets it`);
         continue;
       }
       const schema = parameterSchema(parameter);
@@ -110,7 +115,9 @@ export function buildFunction(
       .filter(Boolean)
       .join('. ')
       .replace(/\.\.\s/g, '. ') || operationKey({ method, path });
-  const protocolData: Node = { method: method.toUpperCase(), path, server_url: serverUrl, openapi: wire };
+  // APIs.guru tells operations on one path apart with a fragment (`/#Action=Describe`): it is not sent.
+  const httpPath = path.replace(/#.*$/s, '');
+  const protocolData: Node = { method: method.toUpperCase(), path: httpPath, server_url: serverUrl, openapi: wire };
   return {
     name,
     description,
@@ -179,8 +186,18 @@ const MEDIA_PREFERENCE: ((type: string) => boolean)[] = [
 /** The body section and its wire rule, or why the body cannot be sent. */
 function mapBody(body: Node): { schema: Node; rule: BodyRule } | string {
   const content = isNode(body.content) ? body.content : {};
-  const mediaTypes = Object.keys(content);
+  const declaredTypes = Object.keys(content);
+  // A text or binary body is sent as the string the caller gives: a media type whose schema is built
+  // of fields (an XML object, say) cannot be honoured that way, and is not chosen.
+  const mediaTypes = declaredTypes.filter((type) => !sentAsGiven(type) || !isStructured(content[type]));
   const chosen = MEDIA_PREFERENCE.map((test) => mediaTypes.find(test)).find((type) => type !== undefined);
+  if (chosen === undefined && declaredTypes.length > mediaTypes.length) {
+    const structured = declaredTypes
+      .filter((type) => !mediaTypes.includes(type))
+      .slice(0, 4)
+      .join(', ');
+    return `request body only as ${structured} described by fields (Patchbay builds JSON, form and multipart bodies from fields; other media types are sent as given text or bytes)`;
+  }
   if (chosen === undefined) {
     const listed =
       mediaTypes.length > 4
@@ -219,12 +236,28 @@ function mapBody(body: Node): { schema: Node; rule: BodyRule } | string {
   if (!schema.description && text) {
     schema.description = text;
   }
-  if (mediaTypes.length > 1) {
-    const others = mediaTypes.filter((type) => type !== chosen).join(', ');
+  if (declaredTypes.length > 1) {
+    const others = declaredTypes.filter((type) => type !== chosen).join(', ');
     const said = `Sent as ${chosen}${others ? ` (the API also takes ${others})` : ''}.`;
     schema.description = typeof schema.description === 'string' ? `${schema.description} ${said}` : said;
   }
   return { schema, rule };
+}
+
+/** A media type whose body Patchbay sends as the caller gives it, text or bytes (not built from fields). */
+function sentAsGiven(type: string): boolean {
+  const lower = type.toLowerCase();
+  return !(lower.startsWith(FORM) || lower.startsWith(MULTIPART) || /json/.test(lower) || lower === '*/*');
+}
+
+/** Whether a media type's schema describes fields or items rather than one string of text or bytes. */
+function isStructured(media: unknown): boolean {
+  const schema = isNode(media) && isNode(media.schema) ? mergeAllOf(media.schema) : undefined;
+  if (!schema) {
+    return false;
+  }
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return types.includes('object') || types.includes('array') || isNode(schema.properties);
 }
 
 /** An Encoding Object per property, as wire rules (style, explode, allowReserved, contentType). */

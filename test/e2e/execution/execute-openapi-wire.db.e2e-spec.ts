@@ -56,9 +56,19 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
     expect(report.refused).toEqual([]);
     const [document] = report.documents;
     expect(document.skipped).toEqual([
+      {
+        operation: 'POST /xml-required',
+        reason: expect.stringMatching(/^request body only as text\/xml described by fields/),
+      },
       { operation: 'GET /broken', reason: expect.stringMatching(/breaks the catalogue's rules: .*duplicate/) },
     ]);
-    expect(document.functions).toBe(18);
+    expect(document.reduced).toContainEqual({
+      operation: 'POST /xml-optional',
+      reason: expect.stringMatching(
+        /^optional request body left out: request body only as text\/xml described by fields/,
+      ),
+    });
+    expect(document.functions).toBe(21);
   });
 
   it.each([
@@ -217,6 +227,23 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
     expect(received.url).toBe('/v2/optional?q=x');
     expect(received.headers['content-type']).toBeUndefined();
     expect(received.headers['content-length']).toBeUndefined();
+  });
+
+  it('the fragment APIs.guru adds to a path is not sent; Accept, Content-Type and Authorization parameters are ignored', async () => {
+    expect((await sent('fragment_path', { query: {} })).url).toBe('/v2/aws/?Action=Describe');
+    const definition = await app.get('/v1/functions/WIRE__IGNORED_HEADERS/definition?format=openai');
+    expect(JSON.stringify(definition.body)).not.toMatch(/Accept|Content-Type|Authorization/);
+    const received = await sent('ignored_headers', { header: { 'X-Trace': 't1' } });
+    expect(received.headers['x-trace']).toBe('t1');
+    expect(received.headers['content-type']).toBeUndefined();
+    expect(received.headers.authorization).toBeUndefined();
+  });
+
+  it('a text/xml body described by fields is left out when optional (the rest of the call is sent)', async () => {
+    const received = await sent('xml_optional', { query: { q: 'x' } });
+    expect(received.url).toBe('/v2/xml-optional?q=x');
+    expect(received.headers['content-type']).toBeUndefined();
+    expect(received.body).toBe('');
   });
 
   it('a required property the schema does not describe is kept', async () => {
