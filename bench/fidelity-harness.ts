@@ -4,15 +4,14 @@
  * their documents, executed with generated inputs through POST /v1/functions/{name}/execute against
  * a local recording upstream, and every request the upstream received is validated against the
  * operation in its original document by an OpenAPI request validator Patchbay's code does not use
- * (openapi-backend).
+ * (express-openapi-validator, fidelity-oracle.ts).
  */
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateSync } from 'json-schema-faker';
-import { OpenAPIBackend, type Request as ValidatorRequest } from 'openapi-backend';
-import { parse as parseQuery } from 'qs';
 
+import { ExpressOracle } from './fidelity-oracle.js';
 import { isNode, resolve, type SampledOperation } from './fidelity-sample.js';
 
 type Node = Record<string, unknown>;
@@ -84,8 +83,12 @@ export interface FidelityReport {
 }
 
 function count(map: Record<string, { count: number; example: string }>, reason: string, example: string): void {
-  const entry = (map[reason] ??= { count: 0, example });
+  const entry: { count: number; example: string; more?: string[] } = (map[reason] ??= { count: 0, example });
   entry.count += 1;
+  // FIDELITY_ALL_EXAMPLES=1 lists every case, not only the first.
+  if (process.env.FIDELITY_ALL_EXAMPLES === '1' && entry.count > 1) {
+    (entry.more ??= []).push(example.slice(0, 300));
+  }
 }
 
 /** A document prepared for the run: its k, its trimmed original, and its sampled operations in j order. */
@@ -128,13 +131,6 @@ export async function runFidelity(
       configured.status < 300
         ? await api.post('/v1/linked-accounts/no-auth', { app_name: app, linked_account_owner_id: ownerId })
         : configured;
-    let validator: OpenAPIBackend | undefined;
-    let coercing: OpenAPIBackend | undefined;
-    const validatorDoc = structuredClone(document.original);
-    document.operations.forEach(({ method, path }, j) => {
-      const op = ((validatorDoc.paths as Node)[path] as Node)[method] as Node;
-      op.operationId ??= `__fidelity_op${j}`;
-    });
     for (const [j, operation] of document.operations.entries()) {
       done += 1;
       onProgress?.(done, report.operations_sampled);
@@ -143,7 +139,7 @@ export async function runFidelity(
       }
       const label = `${operation.file} ${operation.method.toUpperCase()} ${operation.path}`;
       if (linked.status >= 300) {
-        count(report.not_imported, 'the document was not imported', label);
+        count(report.not_imported, 'the document was refused, or none of its sampled operations imported', label);
         continue;
       }
       const name = `${app}__OP${j}`;
@@ -160,7 +156,7 @@ export async function runFidelity(
           seed: seed + j,
           alwaysFakeOptionals: true,
           maxItems: 3,
-          maxLength: 12,
+          // No maxLength: json-schema-faker cuts formatted strings to it (a date-time to "2008-01-07T0").
           minLength: 1,
           maxDepth: 4,
           useDefaultValue: true,
@@ -200,13 +196,14 @@ export async function runFidelity(
         continue;
       }
       report.executed += 1;
-      const textFields = /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(
-        String(received.headers['content-type'] ?? ''),
+      const oracle = await ExpressOracle.start(
+        document.original,
+        document.k,
+        operation.path,
+        operation.method,
+        received.body.length > 0,
       );
-      const chosen = textFields
-        ? (coercing ??= await newValidator(validatorDoc, true))
-        : (validator ??= await newValidator(validatorDoc));
-      const problems = await validate(chosen, validatorDoc, operation, j, received, document.k);
+      const problems = await validate(oracle, document.original, operation, received).finally(() => oracle.close());
       if (problems.length === 0) {
         report.requests_valid += 1;
       } else {
@@ -214,7 +211,7 @@ export async function runFidelity(
         count(
           report.invalid_by_reason,
           problems[0].reason,
-          `${label}: ${problems[0].detail} — ${received.method} ${received.url}`,
+          `${label}: ${problems[0].detail} — ${received.method} ${received.url}${bodyNote(received)}`,
         );
       }
     }
@@ -224,41 +221,20 @@ export async function runFidelity(
   return report;
 }
 
-/**
- * openapi-backend parses no form or multipart body: the harness reads them (qs, as openapi-backend reads
- * query strings; the WHATWG multipart parser), and their fields, which are text on the wire, are
- * checked with type coercion (`coerce`), as the validator checks query and path parameters.
- */
-async function newValidator(doc: Node, coerce = false): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
-    definition: structuredClone(doc) as never,
-    quick: true,
-    validate: true,
-    strict: false,
-    ajvOpts: { strict: false, validateFormats: true, ...(coerce ? { coerceTypes: 'array' } : {}) },
-  });
-  await api.init();
-  return api;
-}
-
 /** Why the received request does not satisfy the operation, as reason (for grouping) and detail. */
 async function validate(
-  validator: OpenAPIBackend,
+  oracle: ExpressOracle,
   doc: Node,
   operation: SampledOperation,
-  j: number,
   received: Recorded,
-  k: number,
 ): Promise<{ reason: string; detail: string }[]> {
   const problems: { reason: string; detail: string }[] = [];
-  const prefix = `/f${k}`;
-  const url = received.url.startsWith(prefix) ? received.url.slice(prefix.length) : received.url;
-  const [path, query = ''] = url.split(/\?(.*)/s);
   const op = ((doc.paths as Node)[operation.path] as Node)[operation.method] as Node;
   const declared = resolve(doc, op.requestBody);
   const content = isNode(declared) && isNode(declared.content) ? declared.content : {};
   const contentType = String(received.headers['content-type'] ?? '');
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  // The harness's own checks, which the validator does not make.
   if (received.body.length === 0 && contentType) {
     problems.push({ reason: 'Content-Type without a body', detail: contentType });
   }
@@ -275,48 +251,24 @@ async function validate(
   if (isNode(declared) && declared.required === true && received.body.length === 0) {
     problems.push({ reason: 'required body not sent', detail: '' });
   }
-  let body: unknown;
-  if (received.body.length > 0) {
-    if (mediaType === 'application/x-www-form-urlencoded') {
-      body = parseQuery(received.body.toString('utf8'), { depth: 10, arrayLimit: 100 });
-    } else if (mediaType === 'multipart/form-data') {
-      try {
-        const form = await new Response(received.body, { headers: { 'content-type': contentType } }).formData();
-        const fields: Node = {};
-        for (const [name, value] of form.entries()) {
-          const text = typeof value === 'string' ? value : '(file)';
-          fields[name] = name in fields ? [...[fields[name]].flat(), text] : text;
-        }
-        body = fields;
-      } catch (error) {
-        problems.push({ reason: 'multipart body unreadable', detail: (error as Error).message });
-      }
-    } else {
-      body = received.body.toString('utf8');
-    }
-  }
-  const request: ValidatorRequest = {
-    method: received.method,
-    path: `${path}${query ? `?${query}` : ''}`,
-    query,
-    headers: received.headers as Record<string, string | string[]>,
-    body,
-  };
   try {
-    const result = validator.validator.validateRequest(
-      request,
-      (op.operationId as string | undefined) ?? `__fidelity_op${j}`,
-    );
-    for (const error of result.errors ?? []) {
+    for (const error of await oracle.judge(received)) {
       // Grouped by the part of the request and the rule broken; the parameter's name is in the example.
-      const where = error.instancePath.split('/')[1] || 'request';
-      problems.push({
-        reason: `${where} ${error.keyword}: ${error.message ?? ''}`.slice(0, 120),
-        detail: `${error.instancePath} ${error.message ?? ''}`,
-      });
+      const where = error.path.split('/')[1] || 'request';
+      const rule = error.errorCode ?? error.message.replace(/'[^']*'|"[^"]*"/g, '…');
+      problems.push({ reason: `${where}: ${rule}`.slice(0, 120), detail: `${error.path} ${error.message}` });
     }
   } catch (error) {
     problems.push({ reason: `validator error: ${(error as Error).message.slice(0, 80)}`, detail: '' });
   }
   return problems;
+}
+
+/** The body of a received request, as an example shows it: media type, size and its start. */
+function bodyNote(received: Recorded): string {
+  if (received.body.length === 0) {
+    return '';
+  }
+  const start = received.body.subarray(0, 80).toString('utf8').replace(/\s+/g, ' ');
+  return ` [${String(received.headers['content-type'] ?? 'no Content-Type')}, ${received.body.length} bytes: ${start}]`;
 }

@@ -9,7 +9,7 @@
  * upstream, imported into a fresh embedded database with `patchbay catalog import-openapi`, and each
  * operation is executed once through POST /v1/functions/{name}/execute with an input generated from
  * its own definition (json-schema-faker, seeded). Every request the upstream received is validated
- * against the operation in its original document with openapi-backend's request validator.
+ * against the operation in its original document with express-openapi-validator (fidelity-oracle.ts).
  * Prints one JSON object (see FidelityReport).
  */
 import { execFileSync } from 'node:child_process';
