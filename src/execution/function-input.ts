@@ -46,7 +46,7 @@ export class FunctionInputs {
     fillInvisibleDefaults(fn.parameters, input, (branch, pointer, value) =>
       this.branchValidator(compiled, branch, pointer)(value),
     );
-    return dropNulls(input) as Json;
+    return dropNulls(input, fn.parameters) as Json;
   }
 
   private validator(fn: FunctionSchemaSource): CompiledValidator {
@@ -211,19 +211,32 @@ export function fillInvisibleDefaults(schema: unknown, value: unknown, matches: 
   }
 }
 
-/** Removes null-valued properties at every depth (array elements are kept, their contents cleaned). */
-export function dropNulls(value: unknown): unknown {
+/**
+ * Removes null-valued properties at every depth (array elements are kept, their contents cleaned): a
+ * null means "not given", as providers' strict modes send it for optional fields. A property the
+ * schema both requires and allows to be null keeps its null: there it can only mean null.
+ */
+export function dropNulls(value: unknown, schema?: unknown): unknown {
+  const node = isObject(schema) ? schema : {};
   if (Array.isArray(value)) {
-    return value.map(dropNulls);
+    return value.map((item) => dropNulls(item, node.items));
   }
   if (isObject(value)) {
+    const properties = isObject(node.properties) ? node.properties : {};
+    const required = Array.isArray(node.required) ? node.required : [];
     const out: Json = {};
     for (const [key, child] of Object.entries(value)) {
       if (child !== null) {
-        out[key] = dropNulls(child);
+        out[key] = dropNulls(child, properties[key]);
+      } else if (required.includes(key) && allowsNull(properties[key])) {
+        out[key] = null;
       }
     }
     return out;
   }
   return value;
+}
+
+function allowsNull(schema: unknown): boolean {
+  return isObject(schema) && (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null')));
 }

@@ -68,7 +68,7 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
         /^optional request body left out: request body only as text\/xml described by fields/,
       ),
     });
-    expect(document.functions).toBe(21);
+    expect(document.functions).toBe(22);
   });
 
   it.each([
@@ -244,6 +244,11 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
     expect(received.url).toBe('/v2/xml-optional?q=x');
     expect(received.headers['content-type']).toBeUndefined();
     expect(received.body).toBe('');
+  });
+
+  it('a null is sent for a property that is required and nullable; elsewhere it means "not given"', async () => {
+    const received = await sent('nullable_fields', { body: { name: null, note: null } });
+    expect(received.body).toBe('{"name":null}');
   });
 
   it('a required property the schema does not describe is kept', async () => {
