@@ -184,6 +184,7 @@ const restProtocolData = {
             media_type: { type: 'string', minLength: 1 },
             encoding: { type: 'object', additionalProperties: wireRule },
             files: { type: 'array', items: { type: 'string' } },
+            base64_text: { const: true },
           },
         },
       },

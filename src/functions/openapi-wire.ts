@@ -43,6 +43,11 @@ export interface BodyRule {
   encoding?: Record<string, ParameterRule>;
   /** Multipart properties that are files, given as `{ base64, filename?, media_type? }` (or arrays of them). */
   files?: string[];
+  /**
+   * A body in a binary media type whose schema says `format: byte`: base64 is what goes on the wire,
+   * so the text given is sent as it is, not decoded.
+   */
+  base64_text?: true;
 }
 
 export const OPENAPI_WIRE_VERSION = 1;

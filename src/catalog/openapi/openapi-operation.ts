@@ -229,6 +229,10 @@ function mapBody(body: Node): { schema: Node; rule: BodyRule } | string {
     schema = toCatalogSchema(source);
   } else if (isTextual(chosen)) {
     schema = { type: 'string' };
+  } else if (source?.type === 'string' && source.format === 'byte') {
+    // The document puts base64 on the wire (`format: byte`): the text given is sent as it is.
+    schema = { type: 'string', description: `The ${chosen} content as base64 text, sent as it is` };
+    rule.base64_text = true;
   } else {
     schema = { type: 'string', description: `The ${chosen} content, base64-encoded` };
   }

@@ -149,6 +149,7 @@ function convert(schema: Node, depth: number, ancestors: Set<unknown>): Node {
       continue;
     }
     const converted = branches.filter(isNode).map((branch) => toCatalogSchema(branch, depth + 1, ancestors));
+    namesDiscriminatorValues(schema, branches, converted);
     // A branch that allows anything makes the whole choice allow anything.
     if (converted.length > 0 && converted.every((branch) => Object.keys(branch).length > 0)) {
       out[keyword] = converted;
@@ -190,6 +191,43 @@ function objectNode(schema: Node, depth: number, ancestors: Set<unknown>): Node 
   }
   return { properties, required, visible: names, additionalProperties: additional };
 }
+
+/**
+ * A discriminator names, for each branch, the values its property takes there (the values
+ * `markDiscriminators` found): each converted branch states them as an `enum` of that property, and
+ * requires it, so that an input naming another value is refused as the document's readers refuse it.
+ */
+function namesDiscriminatorValues(schema: Node, branches: unknown[], converted: Node[]): void {
+  const discriminator = isNode(schema.discriminator) ? schema.discriminator : undefined;
+  const property = discriminator?.propertyName;
+  const values = discriminator?.[BRANCH_VALUES];
+  if (typeof property !== 'string' || !Array.isArray(values)) {
+    return;
+  }
+  const aligned: unknown[] = (values as unknown[]).filter((_, i) => isNode(branches[i]));
+  converted.forEach((branch, i) => {
+    const names = aligned[i];
+    if (!Array.isArray(names) || names.length === 0 || !isNode(branch.properties)) {
+      return;
+    }
+    const own = isNode(branch.properties[property]) ? branch.properties[property] : { type: 'string' };
+    const { default: fallback, ...rest } = own;
+    branch.properties[property] = {
+      ...rest,
+      enum: names,
+      ...(names.includes(fallback) ? { default: fallback } : {}),
+    };
+    for (const list of ['required', 'visible'] as const) {
+      const current = Array.isArray(branch[list]) ? (branch[list] as string[]) : [];
+      if (!current.includes(property)) {
+        branch[list] = [...current, property];
+      }
+    }
+  });
+}
+
+/** Where `markDiscriminators` leaves each branch's discriminator values, on the discriminator itself. */
+export const BRANCH_VALUES = 'x-patchbay-branch-values';
 
 /** A schema cut short by recursion or depth: its type, and the description so the LLM knows what goes there. */
 function cutSchema(schema: Node): Node {

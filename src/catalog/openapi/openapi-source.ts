@@ -1,7 +1,7 @@
 import { bundle, compileErrors, dereference, parse, validate, type ParserOptions } from '@readme/openapi-parser';
 import swagger2openapi from 'swagger2openapi';
 import { OpenApiRefusal } from './openapi-mapping.js';
-import { isNode } from './openapi-schema.js';
+import { BRANCH_VALUES, isNode } from './openapi-schema.js';
 import './openapi-validators.js';
 
 type Node = Record<string, unknown>;
@@ -79,7 +79,54 @@ export async function loadOpenApiDocument(file: string, options: { validate?: bo
   } catch (error) {
     throw new OpenApiRefusal(`a reference cannot be resolved: ${firstLine(error)}`);
   }
+  markDiscriminators(document);
   return { document, sourceVersion };
+}
+
+/**
+ * For every `discriminator` beside a `oneOf` or `anyOf`, the values its property takes in each branch:
+ * the `mapping` entries that point to the branch, or else the branch's name under
+ * `components/schemas` (the specification's implicit mapping). Read after dereferencing, where a
+ * reference and its target are one object; left on the discriminator under BRANCH_VALUES.
+ */
+function markDiscriminators(document: Node): void {
+  const components = isNode(document.components) ? document.components : {};
+  const named = Object.entries(isNode(components.schemas) ? components.schemas : {});
+  const target = (ref: string): unknown => {
+    const pointer = ref.startsWith('#/') ? ref.slice(2) : `components/schemas/${ref}`;
+    let node: unknown = document;
+    for (const part of pointer.split('/')) {
+      node = isNode(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    }
+    return node;
+  };
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || seen.has(value)) {
+      return;
+    }
+    seen.add(value);
+    const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+    const node = value as Node;
+    const branches = Array.isArray(node.oneOf) ? node.oneOf : Array.isArray(node.anyOf) ? node.anyOf : undefined;
+    if (
+      !Array.isArray(value) &&
+      isNode(node.discriminator) &&
+      typeof node.discriminator.propertyName === 'string' &&
+      branches
+    ) {
+      const mapping = Object.entries(isNode(node.discriminator.mapping) ? node.discriminator.mapping : {});
+      node.discriminator[BRANCH_VALUES] = branches.map((branch) => {
+        const mapped = mapping
+          .filter(([, ref]) => typeof ref === 'string' && target(ref) === branch)
+          .map(([name]) => name);
+        const implicit = named.find(([, schema]) => schema === branch)?.[0];
+        return mapped.length > 0 ? mapped : implicit === undefined ? [] : [implicit];
+      });
+    }
+    children.forEach(visit);
+  };
+  visit(document);
 }
 
 /** `$ref` values that point outside the document (anything not starting with `#`). */

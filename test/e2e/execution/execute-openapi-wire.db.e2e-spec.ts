@@ -68,7 +68,7 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
         /^optional request body left out: request body only as text\/xml described by fields/,
       ),
     });
-    expect(document.functions).toBe(22);
+    expect(document.functions).toBe(24);
   });
 
   it.each([
@@ -220,6 +220,10 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
     const binary = await sent('binary_body', { body: Buffer.from('hello').toString('base64') });
     expect(binary.headers['content-type']).toBe('application/octet-stream');
     expect(binary.body).toBe('hello');
+    // `format: byte` puts base64 itself on the wire (Spotify's playlist cover, say).
+    const cover = await sent('base64_image', { body: Buffer.from('jpeg').toString('base64') });
+    expect(cover.headers['content-type']).toBe('image/jpeg');
+    expect(cover.body).toBe('anBlZw==');
   });
 
   it('no body, no Content-Type', async () => {
@@ -249,6 +253,19 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
   it('a null is sent for a property that is required and nullable; elsewhere it means "not given"', async () => {
     const received = await sent('nullable_fields', { body: { name: null, note: null } });
     expect(received.body).toBe('{"name":null}');
+  });
+
+  it('a discriminator names each branch’s value (its mapping, else the schema’s name); another value is refused', async () => {
+    expect((await sent('mapped_choice', { body: { type: 'route_server', asn: 1 } })).body).toBe(
+      '{"type":"route_server","asn":1}',
+    );
+    expect((await sent('mapped_choice', { body: { type: 'Firewall', rules: 2 } })).body).toBe(
+      '{"type":"Firewall","rules":2}',
+    );
+    const before = upstream.received.length;
+    const other = await execute('mapped_choice', { body: { type: 'RouteServer', asn: 1 } });
+    expect(other.status).toBe(400);
+    expect(upstream.received.length).toBe(before);
   });
 
   it('a required property the schema does not describe is kept', async () => {
