@@ -36,6 +36,10 @@ export class AuditService {
     let after = snapshotOf(resourceType, change.after);
     if (before && after && change.action.endsWith('.updated')) {
       ({ before, after } = changedFields(before, after));
+      // Nothing an auditor can see changed (a PATCH repeating the stored values): no record.
+      if (Object.keys(before).length === 0 && Object.keys(after).length === 0) {
+        return;
+      }
     }
     await this.events.insert(
       {

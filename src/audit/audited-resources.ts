@@ -17,6 +17,8 @@ export const AUDITED_RESOURCES = {
       'enabled_functions',
       'owner_execution_limit',
       'deleted_linked_accounts',
+      // True when an update replaced the OAuth 2.0 client secret (its value is never recorded).
+      'client_secret_replaced',
     ],
   },
   linked_account: {
