@@ -6,7 +6,7 @@ import { CurrentProject } from '../projects/current-project.decorator.js';
 import { AuditEventPublic, AuditEventsQuery } from './audit.dto.js';
 import { AuditService } from './audit.service.js';
 
-@ApiTags('audit')
+@ApiTags('audit-events')
 @ApiSecurity(API_KEY_HEADER)
 @Controller('v1/audit-events')
 export class AuditController {
