@@ -52,6 +52,9 @@ import { LinkedAccountEntity } from '../src/linked-accounts/linked-account.entit
 import { ProjectsRepository } from '../src/projects/projects.repository.js';
 import { HeaderApiKeyStrategy } from '../src/projects/header-api-key.strategy.js';
 import { ProjectsService } from '../src/projects/projects.service.js';
+import { CLI_ACTOR } from '../src/audit/actor.js';
+import { AuditRepository } from '../src/audit/audit.repository.js';
+import { AuditService } from '../src/audit/audit.service.js';
 
 const UPSTREAM_BODY = JSON.stringify({ id: 42, name: 'bench', tags: ['a', 'b'], ok: true });
 export const FUNCTION_NAME = 'BENCH__GET_ITEM';
@@ -173,7 +176,8 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
     const { project_id: projectId, api_key: apiKey } = await new ProjectsService(
       repository,
       new HeaderApiKeyStrategy(repository, config),
-    ).createProject('bench');
+      new AuditService(new AuditRepository(dataSource)),
+    ).createProject(CLI_ACTOR, 'bench');
     const box = new SecretBox(SecretBox.parseKey(env.SECRETS_KEY) as Buffer);
     await dataSource.getRepository(AppEntity).insert({
       name: 'BENCH',

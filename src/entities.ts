@@ -1,5 +1,6 @@
 import { AppConfigurationEntity } from './app-configurations/app-configuration.entity.js';
 import { AppEntity } from './apps/app.entity.js';
+import { AuditEventEntity } from './audit/audit-event.entity.js';
 import { ConnectLinkEntity } from './connect-links/connect-link.entity.js';
 import { CacheGenerationEntity } from './execution/cache-generation.entity.js';
 import { ExecutionEntity } from './execution/execution.entity.js';
@@ -45,4 +46,5 @@ export const ENTITIES = [
   McpServerEntity,
   McpIdentityProviderEntity,
   McpOAuthRecordEntity,
+  AuditEventEntity,
 ];

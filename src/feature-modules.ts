@@ -1,5 +1,6 @@
 import { AppConfigurationsModule } from './app-configurations/app-configurations.module.js';
 import { AppsModule } from './apps/apps.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { ConnectLinksModule } from './connect-links/connect-links.module.js';
 import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
@@ -19,4 +20,5 @@ export const FEATURE_MODULES = [
   ExecutionModule,
   McpModule,
   McpServersModule,
+  AuditModule,
 ];

@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
+import type { Actor } from '../audit/actor.js';
+import { CurrentActor } from '../projects/current-actor.decorator.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
 import {
   AppConfigurationCreate,
@@ -35,9 +37,10 @@ export class AppConfigurationsController {
   @ApiErrors([400, 401, 404, 409], { validated: true })
   createAppConfiguration(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Body() body: AppConfigurationCreate,
   ): Promise<AppConfigurationPublic> {
-    return this.configurations.createAppConfiguration(projectId, body);
+    return this.configurations.createAppConfiguration(projectId, actor, body);
   }
 
   @Get()
@@ -73,10 +76,11 @@ export class AppConfigurationsController {
   @ApiErrors([400, 401, 404], { validated: true })
   updateAppConfiguration(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Param() params: AppNameParams,
     @Body() body: AppConfigurationUpdate,
   ): Promise<AppConfigurationPublic> {
-    return this.configurations.updateAppConfiguration(projectId, params.app_name, body);
+    return this.configurations.updateAppConfiguration(projectId, actor, params.app_name, body);
   }
 
   @Delete(':app_name')
@@ -89,8 +93,9 @@ export class AppConfigurationsController {
   @ApiErrors([401, 404])
   deleteAppConfiguration(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Param() params: AppNameParams,
   ): Promise<AppConfigurationDeleted> {
-    return this.configurations.deleteAppConfiguration(projectId, params.app_name);
+    return this.configurations.deleteAppConfiguration(projectId, actor, params.app_name);
   }
 }

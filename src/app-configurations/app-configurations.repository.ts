@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, type QueryDeepPartialEntity } from 'typeorm';
+import { DataSource, type EntityManager, QueryFailedError, type QueryDeepPartialEntity } from 'typeorm';
 import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
 import { updateReturning } from '../database/update-returning.js';
 import { AppConfigurationEntity } from './app-configuration.entity.js';
@@ -75,10 +75,11 @@ export class AppConfigurationsRepository {
   }
 
   /**
-   * Removes the project's linked accounts of the app, then the configuration, in one transaction.
-   * Returns how many linked accounts went, or null when the project has no such configuration.
+   * Removes the project's linked accounts of the app, then the configuration, in one transaction, in which
+   * `alsoWrite` (the audit record) is written too. Returns how many linked accounts went, or null when the
+   * project has no such configuration.
    */
-  deleteWithLinkedAccounts(projectId: string, appName: string): Promise<number | null> {
+  deleteWithLinkedAccounts(projectId: string, appName: string, alsoWrite?: DeletionWrite): Promise<number | null> {
     return this.dataSource.transaction(async (manager) => {
       // The row lock keeps a concurrent delete from reporting the same accounts twice.
       const configuration = await manager.findOne(AppConfigurationEntity, {
@@ -88,12 +89,27 @@ export class AppConfigurationsRepository {
       if (!configuration) {
         return null;
       }
-      const accounts = await manager.delete(LinkedAccountEntity, { project_id: projectId, app_name: appName });
+      const deleted = await manager
+        .createQueryBuilder()
+        .delete()
+        .from(LinkedAccountEntity)
+        .where('project_id = :projectId AND app_name = :appName', { projectId, appName })
+        .returning('*')
+        .execute();
+      const accounts = (deleted.raw ?? []) as LinkedAccountEntity[];
       await manager.delete(AppConfigurationEntity, { id: configuration.id });
-      return accounts.affected ?? 0;
+      await alsoWrite?.(manager, configuration, accounts);
+      return accounts.length;
     });
   }
 }
+
+/** What else a deletion writes in its transaction, given the rows it deleted. */
+export type DeletionWrite = (
+  manager: EntityManager,
+  configuration: AppConfigurationEntity,
+  accounts: LinkedAccountEntity[],
+) => Promise<void>;
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505';

@@ -4,6 +4,8 @@ import { SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import type { AppsRepository } from '../apps/apps.repository.js';
+import { apiKeyActor } from '../audit/actor.js';
+import type { AuditChange, AuditService } from '../audit/audit.service.js';
 import type { ChangeNotifications, ChangeTopic } from '../database/change-notifications.js';
 import type { FunctionsRepository } from '../functions/functions.repository.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
@@ -31,6 +33,8 @@ class Rows {
   /** Every update the service asked for, with the columns it named. */
   readonly updates: ConfigurationChanges[] = [];
   readonly published: ChangeTopic[] = [];
+  /** Every change the service reported to the audit log. */
+  readonly audited: AuditChange[] = [];
 
   readonly repository = {
     findForProject: (projectId: string, appName: string) =>
@@ -61,6 +65,8 @@ class Rows {
   readonly functions: Record<string, string[]> = { MAIL: ['MAIL__SEND', 'MAIL__LIST'] };
 }
 
+const ACTOR = apiKeyActor('00000000-0000-4000-8000-000000000001');
+
 describe('AppConfigurationsService', () => {
   const box = new SecretBox(randomBytes(32));
   let rows: Rows;
@@ -84,11 +90,17 @@ describe('AppConfigurationsService', () => {
       functions as unknown as FunctionsRepository,
       box,
       changes as unknown as ChangeNotifications,
+      {
+        record: (change: AuditChange) => {
+          rows.audited.push(change);
+          return Promise.resolve();
+        },
+      } as unknown as AuditService,
     );
   });
 
   const create = (input: Partial<AppConfigurationCreate> = {}) =>
-    service.createAppConfiguration('p1', { app_name: 'MAIL', security_scheme: 'oauth2', ...input });
+    service.createAppConfiguration('p1', ACTOR, { app_name: 'MAIL', security_scheme: 'oauth2', ...input });
 
   describe('create', () => {
     it('refuses a scheme the app does not offer, naming the ones it does in the contract order', async () => {
@@ -106,7 +118,7 @@ describe('AppConfigurationsService', () => {
 
     it('with all functions enabled stores no list; otherwise exactly the listed functions, once each', async () => {
       expect((await create({ enabled_functions: ['MAIL__SEND'] })).enabled_functions).toEqual([]);
-      const listed = await service.createAppConfiguration('p2', {
+      const listed = await service.createAppConfiguration('p2', ACTOR, {
         app_name: 'MAIL',
         security_scheme: 'api_key',
         all_functions_enabled: false,
@@ -139,27 +151,33 @@ describe('AppConfigurationsService', () => {
     beforeEach(async () => {
       await create({ all_functions_enabled: false, enabled_functions: ['MAIL__SEND'] });
       rows.published.length = 0;
+      rows.audited.length = 0;
     });
 
     it('asks the repository to write only the columns the input changes', async () => {
-      await service.updateAppConfiguration('p1', 'MAIL', { enabled: false });
-      await service.updateAppConfiguration('p1', 'MAIL', { security_scheme: 'api_key' });
+      await service.updateAppConfiguration('p1', ACTOR, 'MAIL', { enabled: false });
+      await service.updateAppConfiguration('p1', ACTOR, 'MAIL', { security_scheme: 'api_key' });
       expect(rows.updates).toEqual([{ enabled: false }, { security_scheme: 'api_key' }]);
       expect(rows.published).toEqual(['app_configurations', 'app_configurations']);
+      expect(rows.audited.map((change) => [change.action, change.actor])).toEqual([
+        ['app_configuration.updated', ACTOR],
+        ['app_configuration.updated', ACTOR],
+      ]);
     });
 
     it('writes and publishes nothing when nothing changes (absent and null fields keep their value)', async () => {
       const before = await service.getAppConfiguration('p1', 'MAIL');
-      expect(await service.updateAppConfiguration('p1', 'MAIL', { enabled: null, security_scheme: null })).toEqual(
-        before,
-      );
+      expect(
+        await service.updateAppConfiguration('p1', ACTOR, 'MAIL', { enabled: null, security_scheme: null }),
+      ).toEqual(before);
       expect(rows.updates).toEqual([]);
       expect(rows.published).toEqual([]);
+      expect(rows.audited).toEqual([]);
     });
 
     it('turning "all functions" on clears the list; turning it off without a list keeps the stored one unwritten', async () => {
-      await service.updateAppConfiguration('p1', 'MAIL', { all_functions_enabled: true });
-      const off = await service.updateAppConfiguration('p1', 'MAIL', { all_functions_enabled: false });
+      await service.updateAppConfiguration('p1', ACTOR, 'MAIL', { all_functions_enabled: true });
+      const off = await service.updateAppConfiguration('p1', ACTOR, 'MAIL', { all_functions_enabled: false });
       expect(rows.updates).toEqual([
         { all_functions_enabled: true, enabled_functions: [] },
         { all_functions_enabled: false },
@@ -168,17 +186,17 @@ describe('AppConfigurationsService', () => {
     });
 
     it('checks a new list against the catalogue, and a new scheme against the app', async () => {
-      await expect(service.updateAppConfiguration('p1', 'MAIL', { enabled_functions: ['MAIL__DROP'] })).rejects.toThrow(
-        UnknownEnabledFunctionsError,
-      );
-      await expect(service.updateAppConfiguration('p1', 'MAIL', { security_scheme: 'no_auth' })).rejects.toThrow(
+      await expect(
+        service.updateAppConfiguration('p1', ACTOR, 'MAIL', { enabled_functions: ['MAIL__DROP'] }),
+      ).rejects.toThrow(UnknownEnabledFunctionsError);
+      await expect(service.updateAppConfiguration('p1', ACTOR, 'MAIL', { security_scheme: 'no_auth' })).rejects.toThrow(
         SecuritySchemeNotSupportedError,
       );
       expect(rows.updates).toEqual([]);
     });
 
     it('404 for a configuration the project does not have, and when the row went away meanwhile', async () => {
-      await expect(service.updateAppConfiguration('p2', 'MAIL', { enabled: false })).rejects.toBeInstanceOf(
+      await expect(service.updateAppConfiguration('p2', ACTOR, 'MAIL', { enabled: false })).rejects.toBeInstanceOf(
         AppConfigurationNotFoundError,
       );
       const { findForProject } = rows.repository;
@@ -187,7 +205,7 @@ describe('AppConfigurationsService', () => {
         rows.configurations.clear();
         return row;
       };
-      await expect(service.updateAppConfiguration('p1', 'MAIL', { enabled: false })).rejects.toBeInstanceOf(
+      await expect(service.updateAppConfiguration('p1', ACTOR, 'MAIL', { enabled: false })).rejects.toBeInstanceOf(
         AppConfigurationNotFoundError,
       );
       expect(rows.published).toEqual([]);

@@ -5,6 +5,8 @@ import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
 import { SECURITY_SCHEMES, type SecurityScheme } from '../apps/security-scheme.js';
+import type { Actor } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
@@ -48,9 +50,14 @@ export class AppConfigurationsService {
     private readonly functions: FunctionsRepository,
     private readonly secretBox: SecretBox,
     private readonly changes: ChangeNotifications,
+    private readonly audit: AuditService,
   ) {}
 
-  async createAppConfiguration(projectId: string, input: AppConfigurationCreate): Promise<AppConfigurationPublic> {
+  async createAppConfiguration(
+    projectId: string,
+    actor: Actor,
+    input: AppConfigurationCreate,
+  ): Promise<AppConfigurationPublic> {
     const app = await this.visibleApp(input.app_name);
     assertSchemeSupported(app, input.security_scheme);
     if (await this.configurations.findForProject(projectId, app.name)) {
@@ -76,8 +83,17 @@ export class AppConfigurationsService {
     if (!(await this.configurations.insert(configuration))) {
       throw new AppConfigurationExistsError(app.name);
     }
+    const created = await this.getAppConfiguration(projectId, app.name);
+    // Recorded right after the insert (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: 'app_configuration.created',
+      resourceId: created.id,
+      after: created,
+    });
     await this.changes.publish('app_configurations', projectId);
-    return this.getAppConfiguration(projectId, app.name);
+    return created;
   }
 
   async listAppConfigurations(projectId: string, query: AppConfigurationsListQuery): Promise<AppConfigurationPublic[]> {
@@ -99,6 +115,7 @@ export class AppConfigurationsService {
    */
   async updateAppConfiguration(
     projectId: string,
+    actor: Actor,
     appName: string,
     input: AppConfigurationUpdate,
   ): Promise<AppConfigurationPublic> {
@@ -147,12 +164,43 @@ export class AppConfigurationsService {
     if (!updated) {
       throw new AppConfigurationNotFoundError(appName);
     }
+    // Recorded right after the update (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: 'app_configuration.updated',
+      resourceId: updated.id,
+      before: configuration,
+      after: changes.secrets ? { ...updated, client_secret_replaced: true } : updated,
+    });
     await this.changes.publish('app_configurations', projectId);
     return toPublic(updated);
   }
 
-  async deleteAppConfiguration(projectId: string, appName: string): Promise<AppConfigurationDeleted> {
-    const deleted = await this.configurations.deleteWithLinkedAccounts(projectId, appName);
+  async deleteAppConfiguration(projectId: string, actor: Actor, appName: string): Promise<AppConfigurationDeleted> {
+    // Recorded in the deletion's transaction: the configuration and each linked account that went with it.
+    const deleted = await this.configurations.deleteWithLinkedAccounts(
+      projectId,
+      appName,
+      async (manager, configuration, accounts) => {
+        for (const account of accounts) {
+          await this.audit.record(
+            { projectId, actor, action: 'linked_account.deleted', resourceId: account.id, before: account },
+            manager,
+          );
+        }
+        await this.audit.record(
+          {
+            projectId,
+            actor,
+            action: 'app_configuration.deleted',
+            resourceId: configuration.id,
+            before: { ...configuration, deleted_linked_accounts: accounts.length },
+          },
+          manager,
+        );
+      },
+    );
     if (deleted === null) {
       throw new AppConfigurationNotFoundError(appName);
     }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
 import { CatalogRepository } from './catalog.repository.js';
 import { CatalogService } from './catalog.service.js';
 import { OpenApiImportService } from './openapi/openapi-import.service.js';
@@ -6,7 +7,7 @@ import { SearchModule } from '../search/search.module.js';
 
 /** Imports apps and functions from catalogue folders and OpenAPI documents (command line, first start, tests). */
 @Module({
-  imports: [SearchModule],
+  imports: [SearchModule, AuditModule],
   providers: [CatalogRepository, CatalogService, OpenApiImportService],
   exports: [CatalogService, OpenApiImportService],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import { chunksByBytes } from '../../libs/common/src/index.js';
 import { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from '../functions/function.entity.js';
@@ -145,9 +145,13 @@ export class CatalogRepository {
    * in batches, each written as it comes (a reader thread hands a large document's records over while
    * it makes the next ones), so that they are never all held at once; a batch that fails, or a source
    * that fails between two, rolls back everything. The transaction is opened only when there is a row
-   * to write: answers whether there was.
+   * to write: answers whether there was. `alsoWrite` (the audit record) is written last, in the same transaction.
    */
-  async upsertFromCatalog(apps: Partial<AppEntity>[], functions: AsyncIterable<FunctionRecord[]>): Promise<boolean> {
+  async upsertFromCatalog(
+    apps: Partial<AppEntity>[],
+    functions: AsyncIterable<FunctionRecord[]>,
+    alsoWrite?: (manager: EntityManager) => Promise<void>,
+  ): Promise<boolean> {
     const batches = functions[Symbol.asyncIterator]();
     try {
       let batch = await batches.next();
@@ -186,6 +190,7 @@ export class CatalogRepository {
             await manager.query(UPSERT_FUNCTIONS, [`[${chunk.map((fn) => fn.row).join(',')}]`]);
           }
         }
+        await alsoWrite?.(manager);
       });
       return true;
     } finally {

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { type EntityManager, QueryFailedError } from 'typeorm';
 import { isDatabaseTimeout, SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
+import { type Actor, CLI_ACTOR } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import {
   appFolders,
@@ -18,11 +20,15 @@ import { SearchIndexService } from '../search/search-index.service.js';
 export interface WriteOptions {
   dryRun?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** The audit log's record of the write (`catalog.imported`); none when the caller records its own change. */
+  audit?: { actor: Actor; source: 'app_folders' | 'openapi' };
 }
 
-export interface ImportOptions extends WriteOptions {
+export interface ImportOptions extends Omit<WriteOptions, 'audit'> {
   /** Values for `{{ NAME }}` placeholders. */
   secrets: Record<string, string | undefined>;
+  /** Who the audit log names: the command line unless said. */
+  actor?: Actor;
 }
 
 export interface ChangeSummary {
@@ -57,6 +63,7 @@ export class CatalogService {
     private readonly secretBox: SecretBox,
     private readonly searchIndex: SearchIndexService,
     private readonly changes: ChangeNotifications,
+    private readonly audit: AuditService,
   ) {}
 
   /** Imports app folders (or folders of app folders): all of them, or — on any problem — none. */
@@ -90,7 +97,7 @@ export class CatalogService {
     await this.writeApps(
       apps.map((loaded) => ({ ...loaded, functions: [loaded.functions] })),
       report,
-      options,
+      { ...options, audit: { actor: options.actor ?? CLI_ACTOR, source: 'app_folders' } },
     );
     if (!options.dryRun) {
       await this.refreshSearch(report);
@@ -137,7 +144,7 @@ export class CatalogService {
       for await (const _batch of functionRows) {
         // counted, not written
       }
-    } else if (await this.catalog.upsertFromCatalog(appRows, functionRows)) {
+    } else if (await this.catalog.upsertFromCatalog(appRows, functionRows, this.auditWrite(counted, options.audit))) {
       // New or changed functions change the tool lists of every project that enables them.
       await this.changes.publish('functions');
     }
@@ -146,6 +153,36 @@ export class CatalogService {
       report[kind].updated.push(...counted[kind].updated);
       report[kind].unchanged += counted[kind].unchanged;
     }
+  }
+
+  /**
+   * The record of an import, written in its transaction once every batch is counted: the apps by name, the
+   * functions by number (an import may write thousands). The catalogue is shared: no project.
+   */
+  private auditWrite(
+    counted: Pick<ImportReport, 'apps' | 'functions'>,
+    audit: WriteOptions['audit'],
+  ): ((manager: EntityManager) => Promise<void>) | undefined {
+    if (!audit) {
+      return undefined;
+    }
+    return (manager) =>
+      this.audit.record(
+        {
+          projectId: null,
+          actor: audit.actor,
+          action: 'catalog.imported',
+          resourceId: null,
+          after: {
+            source: audit.source,
+            apps_added: counted.apps.added,
+            apps_updated: counted.apps.updated,
+            functions_added: counted.functions.added.length,
+            functions_updated: counted.functions.updated.length,
+          },
+        },
+        manager,
+      );
   }
 
   /** The apps' function records that are new or changed, batch by batch as they come, counted into `counted`. */

@@ -1,6 +1,7 @@
 import { ProjectsService } from '../projects/projects.service.js';
 import { parseDateTimeOption, parseDuration } from './arguments.js';
 import { type CommandGroup, CommandError, out, withContext } from './command.js';
+import { CLI_ACTOR } from '../audit/actor.js';
 
 /** `patchbay api-keys …`. */
 export const apiKeysCommands: CommandGroup = (program) => {
@@ -23,7 +24,7 @@ export const apiKeysCommands: CommandGroup = (program) => {
         }
         const expiresAt =
           options.expiresAt ?? (options.expiresIn !== undefined ? new Date(Date.now() + options.expiresIn) : null);
-        const created = await ctx.get(ProjectsService).createApiKey(options.project, expiresAt);
+        const created = await ctx.get(ProjectsService).createApiKey(CLI_ACTOR, options.project, expiresAt);
         if (options.json) {
           out(JSON.stringify(created));
         } else {
@@ -71,7 +72,7 @@ export const apiKeysCommands: CommandGroup = (program) => {
     .argument('<key_id>', 'API key id')
     .action((keyId: string) =>
       withContext('patchbay api-keys revoke', true, async (ctx) => {
-        await ctx.get(ProjectsService).revokeApiKey(keyId);
+        await ctx.get(ProjectsService).revokeApiKey(CLI_ACTOR, keyId);
         out(`API key ${keyId} revoked.`);
       }),
     );

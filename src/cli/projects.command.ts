@@ -1,5 +1,6 @@
 import { ProjectsService } from '../projects/projects.service.js';
 import { type CommandGroup, out, withContext } from './command.js';
+import { CLI_ACTOR } from '../audit/actor.js';
 
 /** `patchbay projects …`. */
 export const projectsCommands: CommandGroup = (program) => {
@@ -16,7 +17,7 @@ export const projectsCommands: CommandGroup = (program) => {
     .option('--json', 'print {"project_id", "api_key"} as JSON')
     .action((options: { name: string; json?: boolean }) =>
       withContext('patchbay projects create', true, async (ctx) => {
-        const created = await ctx.get(ProjectsService).createProject(options.name);
+        const created = await ctx.get(ProjectsService).createProject(CLI_ACTOR, options.name);
         if (options.json) {
           out(JSON.stringify({ project_id: created.project_id, api_key: created.api_key }));
         } else {

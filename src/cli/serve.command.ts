@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { parsePort } from './arguments.js';
 import { type CommandGroup, CommandError, err, out } from './command.js';
+import { SYSTEM_ACTOR } from '../audit/actor.js';
 
 interface ServeOptions {
   port?: number;
@@ -83,7 +84,10 @@ async function prepareFirstStart(app: INestApplicationContext): Promise<FirstSta
   const done: FirstStart = {};
   const catalog = app.get(CatalogService);
   if (await catalog.isEmpty()) {
-    const report = await catalog.importPaths([starterCatalogPath()], { secrets: { ...process.env } });
+    const report = await catalog.importPaths([starterCatalogPath()], {
+      secrets: { ...process.env },
+      actor: SYSTEM_ACTOR,
+    });
     if (report.problems.length > 0) {
       throw new CommandError(`The starter catalogue did not import: ${JSON.stringify(report.problems)}`);
     }
@@ -91,7 +95,7 @@ async function prepareFirstStart(app: INestApplicationContext): Promise<FirstSta
   }
   const projects = app.get(ProjectsService);
   if (!(await projects.hasProjects())) {
-    done.project = await projects.createProject('default');
+    done.project = await projects.createProject(SYSTEM_ACTOR, 'default');
   }
   return done;
 }

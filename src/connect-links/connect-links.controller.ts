@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
+import type { Actor } from '../audit/actor.js';
+import { CurrentActor } from '../projects/current-actor.decorator.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
 import { ConnectLinkCreate, ConnectLinkCreated, ConnectLinkIdParams, ConnectLinkPublic } from './connect-links.dto.js';
 import { ConnectLinksService } from './connect-links.service.js';
@@ -24,8 +26,12 @@ export class ConnectLinksController {
   })
   @ApiOkResponse({ type: ConnectLinkCreated })
   @ApiErrors([400, 401, 404], { validated: true })
-  createConnectLink(@CurrentProject() projectId: string, @Body() body: ConnectLinkCreate): Promise<ConnectLinkCreated> {
-    return this.connectLinks.createConnectLink(projectId, body);
+  createConnectLink(
+    @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
+    @Body() body: ConnectLinkCreate,
+  ): Promise<ConnectLinkCreated> {
+    return this.connectLinks.createConnectLink(projectId, actor, body);
   }
 
   @Get(':connect_link_id')
@@ -47,7 +53,11 @@ export class ConnectLinksController {
   @ApiOperation({ summary: 'Revoke a pending connect link', description: 'The page then answers 410.' })
   @ApiNoContentResponse({ description: 'Revoked' })
   @ApiErrors([401, 404, 409], { validated: true })
-  revokeConnectLink(@CurrentProject() projectId: string, @Param() params: ConnectLinkIdParams): Promise<void> {
-    return this.connectLinks.revokeConnectLink(projectId, params.connect_link_id);
+  revokeConnectLink(
+    @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
+    @Param() params: ConnectLinkIdParams,
+  ): Promise<void> {
+    return this.connectLinks.revokeConnectLink(projectId, actor, params.connect_link_id);
   }
 }

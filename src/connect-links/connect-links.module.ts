@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppConfigurationsModule } from '../app-configurations/app-configurations.module.js';
 import { AppsModule } from '../apps/apps.module.js';
+import { AuditModule } from '../audit/audit.module.js';
 import { LinkedAccountsModule } from '../linked-accounts/linked-accounts.module.js';
 import { OAuth2Module } from '../oauth2/oauth2.module.js';
 import { ConnectLinkWebhooks } from './connect-link-webhooks.js';
@@ -16,7 +17,7 @@ import { ConnectPageService } from './connect-page.service.js';
  * ownerId, afterLinkRedirectUrl?, expiresInSeconds?})` → `{id, url, expiresAt}`.
  */
 @Module({
-  imports: [AppsModule, AppConfigurationsModule, LinkedAccountsModule, OAuth2Module],
+  imports: [AppsModule, AppConfigurationsModule, LinkedAccountsModule, OAuth2Module, AuditModule],
   controllers: [ConnectLinksController, ConnectPageController],
   providers: [ConnectLinksService, ConnectLinksRepository, ConnectPageService, ConnectLinkWebhooks],
   exports: [ConnectLinksService],

@@ -5,6 +5,8 @@ import { AppConfigurationNotFoundError } from '../app-configurations/app-configu
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
+import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { RedirectAllowList } from '../oauth2/redirect-allow-list.js';
 import type { ConnectLinkEntity } from './connect-link.entity.js';
@@ -68,10 +70,11 @@ export class ConnectLinksService {
     private readonly webhooks: ConnectLinkWebhooks,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
-  async createConnectLink(projectId: string, input: ConnectLinkCreate): Promise<ConnectLinkCreated> {
-    const created = await this.create(projectId, {
+  async createConnectLink(projectId: string, actor: Actor, input: ConnectLinkCreate): Promise<ConnectLinkCreated> {
+    const created = await this.create(projectId, actor, {
       appName: input.app_name,
       ownerId: input.linked_account_owner_id,
       afterLinkRedirectUrl: input.after_link_redirect_url,
@@ -91,7 +94,7 @@ export class ConnectLinksService {
    * Usable by other modules; input is trusted to be shaped (the HTTP layer validated it) but every
    * rule is checked here.
    */
-  async create(projectId: string, request: ConnectLinkRequest): Promise<NewConnectLinkResult> {
+  async create(projectId: string, actor: Actor, request: ConnectLinkRequest): Promise<NewConnectLinkResult> {
     const app = await this.apps.findVisibleByName(request.appName);
     if (!app) {
       throw new AppNotFoundError(request.appName);
@@ -117,7 +120,7 @@ export class ConnectLinksService {
     const token = newBearerSecret();
     const webhookSecret = request.webhookUrl ? `whsec_${randomBytes(24).toString('base64url')}` : undefined;
     const expiresAt = new Date(Date.now() + seconds * 1000);
-    await this.links.insert({
+    const row = {
       id,
       project_id: projectId,
       app_name: app.name,
@@ -129,7 +132,10 @@ export class ConnectLinksService {
       webhook_url: request.webhookUrl ?? null,
       webhook_secret: webhookSecret ? this.secretBox.seal(webhookSecret) : null,
       expires_at: expiresAt,
-    });
+    } as const;
+    await this.links.insert(row);
+    // Recorded right after the insert (a single statement, no transaction to share).
+    await this.audit.record({ projectId, actor, action: 'connect_link.created', resourceId: id, after: row });
     const url = `${this.config.publicBaseUrl}${CONNECT_PATH}/${id}?token=${token}`;
     return { id, url, expiresAt, ...(webhookSecret ? { webhookSecret } : {}) };
   }
@@ -138,10 +144,19 @@ export class ConnectLinksService {
     return toPublic(await this.existing(projectId, id));
   }
 
-  async revokeConnectLink(projectId: string, id: string): Promise<void> {
+  async revokeConnectLink(projectId: string, actor: Actor, id: string): Promise<void> {
     if (!(await this.links.revoke(projectId, id))) {
       throw new ConnectLinkNotPendingError(id, statusOf(await this.existing(projectId, id)));
     }
+    // Recorded right after the update (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: 'connect_link.revoked',
+      resourceId: id,
+      before: { status: 'pending' },
+      after: { status: 'revoked' },
+    });
   }
 
   /**
@@ -152,6 +167,7 @@ export class ConnectLinksService {
     if (!(await this.links.complete(link.id, linkedAccountId))) {
       return false;
     }
+    await this.recordCompleted(link, linkedAccountId);
     this.notify(link, { event: 'connect_link.completed', linked_account_id: linkedAccountId });
     return true;
   }
@@ -166,7 +182,20 @@ export class ConnectLinksService {
 
   async attach(link: ConnectLinkEntity, linkedAccountId: string): Promise<void> {
     await this.links.attachAccount(link.id, linkedAccountId);
+    await this.recordCompleted(link, linkedAccountId);
     this.notify(link, { event: 'connect_link.completed', linked_account_id: linkedAccountId });
+  }
+
+  /** Recorded right after the link is used up (a single statement, no transaction to share); by the end user. */
+  private recordCompleted(link: ConnectLinkEntity, linkedAccountId: string): Promise<void> {
+    return this.audit.record({
+      projectId: link.project_id,
+      actor: SYSTEM_ACTOR,
+      action: 'connect_link.completed',
+      resourceId: link.id,
+      before: { status: 'pending' },
+      after: { status: 'completed', linked_account_id: linkedAccountId },
+    });
   }
 
   release(link: ConnectLinkEntity): Promise<void> {

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppEntity } from '../apps/app.entity.js';
+import { SYSTEM_ACTOR } from '../audit/actor.js';
 import { AppConfig } from '../config/app-config.js';
 import type { LinkedAccountCredentials } from '../linked-accounts/credentials.js';
 import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
@@ -133,12 +134,15 @@ export class ConnectPageService {
       }
       let linkedAccountId: string;
       try {
+        // The end user, on the link's page: the service links on their behalf.
         const account = await this.accounts.linkOrRelinkAccount(
           link.project_id,
+          SYSTEM_ACTOR,
           link.app_name,
           link.linked_account_owner_id,
           scheme,
           credentialsOf(scheme, values),
+          link.id,
         );
         linkedAccountId = account.id;
       } catch (error) {

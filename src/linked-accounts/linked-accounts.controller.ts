@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
+import type { Actor } from '../audit/actor.js';
+import { CurrentActor } from '../projects/current-actor.decorator.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
 import {
   LinkedAccountAPIKeyCreate,
@@ -32,9 +34,10 @@ export class LinkedAccountsController {
   @ApiErrors([400, 401, 404, 409], { validated: true })
   linkNoAuthAccount(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Body() body: LinkedAccountNoAuthCreate,
   ): Promise<LinkedAccountPublic> {
-    return this.accounts.linkNoAuthAccount(projectId, body);
+    return this.accounts.linkNoAuthAccount(projectId, actor, body);
   }
 
   @Post('api-key')
@@ -44,9 +47,10 @@ export class LinkedAccountsController {
   @ApiErrors([400, 401, 404, 409], { validated: true })
   linkApiKeyAccount(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Body() body: LinkedAccountAPIKeyCreate,
   ): Promise<LinkedAccountPublic> {
-    return this.accounts.linkApiKeyAccount(projectId, body);
+    return this.accounts.linkApiKeyAccount(projectId, actor, body);
   }
 
   @Post('http-basic')
@@ -56,9 +60,10 @@ export class LinkedAccountsController {
   @ApiErrors([400, 401, 404, 409], { validated: true })
   linkHttpBasicAccount(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Body() body: LinkedAccountHTTPBasicCreate,
   ): Promise<LinkedAccountPublic> {
-    return this.accounts.linkHttpBasicAccount(projectId, body);
+    return this.accounts.linkHttpBasicAccount(projectId, actor, body);
   }
 
   @Post('http-bearer')
@@ -68,9 +73,10 @@ export class LinkedAccountsController {
   @ApiErrors([400, 401, 404, 409], { validated: true })
   linkHttpBearerAccount(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Body() body: LinkedAccountHTTPBearerCreate,
   ): Promise<LinkedAccountPublic> {
-    return this.accounts.linkHttpBearerAccount(projectId, body);
+    return this.accounts.linkHttpBearerAccount(projectId, actor, body);
   }
 
   @Get()
@@ -104,10 +110,11 @@ export class LinkedAccountsController {
   @ApiErrors([401, 404], { validated: true })
   updateLinkedAccount(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Param() params: LinkedAccountIdParams,
     @Body() body: LinkedAccountUpdate,
   ): Promise<LinkedAccountPublic> {
-    return this.accounts.updateLinkedAccount(projectId, params.linked_account_id, body);
+    return this.accounts.updateLinkedAccount(projectId, actor, params.linked_account_id, body);
   }
 
   @Delete(':linked_account_id')
@@ -115,7 +122,11 @@ export class LinkedAccountsController {
   @ApiOperation({ summary: 'Delete a linked account' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors([401, 404], { validated: true })
-  deleteLinkedAccount(@CurrentProject() projectId: string, @Param() params: LinkedAccountIdParams): Promise<void> {
-    return this.accounts.deleteLinkedAccount(projectId, params.linked_account_id);
+  deleteLinkedAccount(
+    @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
+    @Param() params: LinkedAccountIdParams,
+  ): Promise<void> {
+    return this.accounts.deleteLinkedAccount(projectId, actor, params.linked_account_id);
   }
 }

@@ -8,6 +8,8 @@ import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import type { AppsRepository } from '../apps/apps.repository.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
+import { apiKeyActor, SYSTEM_ACTOR } from '../audit/actor.js';
+import type { AuditChange, AuditService } from '../audit/audit.service.js';
 import type { ChangeNotifications, ChangeTopic } from '../database/change-notifications.js';
 import type { LinkedAccountEntity } from './linked-account.entity.js';
 import {
@@ -28,6 +30,8 @@ class Accounts {
   /** What the service asked to write, by method. */
   readonly writes: string[] = [];
   readonly published: ChangeTopic[] = [];
+  /** Every change the service reported to the audit log. */
+  readonly audited: AuditChange[] = [];
   /** Set to make the next insert lose a race with a concurrent link of the same owner. */
   loseNextInsert = false;
 
@@ -82,6 +86,8 @@ class Accounts {
   };
 }
 
+const ACTOR = apiKeyActor('00000000-0000-4000-8000-000000000001');
+
 describe('LinkedAccountsService', () => {
   const box = new SecretBox(randomBytes(32));
   let accounts: Accounts;
@@ -115,22 +121,32 @@ describe('LinkedAccountsService', () => {
       apps as unknown as AppsRepository,
       box,
       changes as unknown as ChangeNotifications,
+      {
+        record: (change: AuditChange) => {
+          accounts.audited.push(change);
+          return Promise.resolve();
+        },
+      } as unknown as AuditService,
     );
   });
 
   const linkApiKey = (ownerId = 'u1', appName = 'MAIL') =>
-    service.linkApiKeyAccount('p1', { app_name: appName, linked_account_owner_id: ownerId, api_key: 'k-secret' });
+    service.linkApiKeyAccount('p1', ACTOR, {
+      app_name: appName,
+      linked_account_owner_id: ownerId,
+      api_key: 'k-secret',
+    });
 
   describe('linking with credentials', () => {
     it("seals the credentials in the scheme's shape and answers without them", async () => {
       const linked = await linkApiKey();
-      const basic = await service.linkHttpBasicAccount('p1', {
+      const basic = await service.linkHttpBasicAccount('p1', ACTOR, {
         app_name: 'FILES',
         linked_account_owner_id: 'u1',
         username: 'ann',
         password: 'pw-secret',
       });
-      const none = await service.linkNoAuthAccount('p1', { app_name: 'NOTES', linked_account_owner_id: 'u1' });
+      const none = await service.linkNoAuthAccount('p1', ACTOR, { app_name: 'NOTES', linked_account_owner_id: 'u1' });
       const opened = (id: string) => box.openJson(accounts.rows.get(id)?.credentials as string);
       expect(opened(linked.id)).toEqual({ api_key: 'k-secret' });
       expect(opened(basic.id)).toEqual({ username: 'ann', password: 'pw-secret' });
@@ -141,7 +157,7 @@ describe('LinkedAccountsService', () => {
 
     it('links only through the scheme the project configured for the app', async () => {
       await expect(
-        service.linkHttpBearerAccount('p1', { app_name: 'MAIL', linked_account_owner_id: 'u1', token: 't' }),
+        service.linkHttpBearerAccount('p1', ACTOR, { app_name: 'MAIL', linked_account_owner_id: 'u1', token: 't' }),
       ).rejects.toThrow(new SecuritySchemeMismatchError('MAIL', 'api_key', 'http_bearer'));
       await expect(linkApiKey('u1', 'UNCONFIGURED')).rejects.toBeInstanceOf(AppConfigurationNotFoundError);
       await expect(linkApiKey('u1', 'GONE')).rejects.toBeInstanceOf(AppNotFoundError);
@@ -159,17 +175,21 @@ describe('LinkedAccountsService', () => {
 
   describe('re-linking (connect links, OAuth 2.0)', () => {
     it('keeps the account and its id, replaces the credentials, and tells the execution caches', async () => {
-      const first = await service.linkOrRelinkAccount('p1', 'MAIL', 'u1', 'api_key', { api_key: 'old' });
-      const again = await service.linkOrRelinkAccount('p1', 'MAIL', 'u1', 'api_key', { api_key: 'new' });
+      const first = await service.linkOrRelinkAccount('p1', SYSTEM_ACTOR, 'MAIL', 'u1', 'api_key', { api_key: 'old' });
+      const again = await service.linkOrRelinkAccount('p1', SYSTEM_ACTOR, 'MAIL', 'u1', 'api_key', { api_key: 'new' });
       expect(again.id).toBe(first.id);
       expect(box.openJson(accounts.rows.get(first.id)?.credentials as string)).toEqual({ api_key: 'new' });
       expect(accounts.published).toEqual(['linked_accounts', 'linked_accounts']);
+      expect(accounts.audited.map((change) => [change.action, change.resourceId, change.actor])).toEqual([
+        ['linked_account.created', first.id, SYSTEM_ACTOR],
+        ['linked_account.relinked', first.id, SYSTEM_ACTOR],
+      ]);
     });
 
     it('applies the same configuration checks as the link endpoints', async () => {
-      await expect(service.linkOrRelinkAccount('p1', 'MAIL', 'u1', 'http_basic', {})).rejects.toBeInstanceOf(
-        SecuritySchemeMismatchError,
-      );
+      await expect(
+        service.linkOrRelinkAccount('p1', SYSTEM_ACTOR, 'MAIL', 'u1', 'http_basic', {}),
+      ).rejects.toBeInstanceOf(SecuritySchemeMismatchError);
       expect(accounts.writes).toEqual([]);
     });
   });
@@ -177,17 +197,21 @@ describe('LinkedAccountsService', () => {
   describe('update', () => {
     it('writes `enabled` alone and publishes; absent or null enabled writes and publishes nothing', async () => {
       const linked = await linkApiKey();
-      expect(await service.updateLinkedAccount('p1', linked.id, {})).toEqual(linked);
-      expect(await service.updateLinkedAccount('p1', linked.id, { enabled: null })).toEqual(linked);
+      expect(await service.updateLinkedAccount('p1', ACTOR, linked.id, {})).toEqual(linked);
+      expect(await service.updateLinkedAccount('p1', ACTOR, linked.id, { enabled: null })).toEqual(linked);
       expect(accounts.published).toEqual([]);
-      expect((await service.updateLinkedAccount('p1', linked.id, { enabled: false })).enabled).toBe(false);
+      expect((await service.updateLinkedAccount('p1', ACTOR, linked.id, { enabled: false })).enabled).toBe(false);
       expect(accounts.writes).toEqual(['insert', 'setEnabled(false)']);
       expect(accounts.published).toEqual(['linked_accounts']);
+      expect(accounts.audited.map((change) => change.action)).toEqual([
+        'linked_account.created',
+        'linked_account.updated',
+      ]);
     });
 
     it("404 for another project's account", async () => {
       const linked = await linkApiKey();
-      await expect(service.updateLinkedAccount('p2', linked.id, { enabled: false })).rejects.toBeInstanceOf(
+      await expect(service.updateLinkedAccount('p2', ACTOR, linked.id, { enabled: false })).rejects.toBeInstanceOf(
         LinkedAccountNotFoundError,
       );
       expect(accounts.rows.get(linked.id)?.enabled).toBe(true);

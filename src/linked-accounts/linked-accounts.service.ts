@@ -6,6 +6,8 @@ import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
+import type { Actor } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
@@ -35,22 +37,31 @@ export class LinkedAccountsService {
     private readonly apps: AppsRepository,
     private readonly secretBox: SecretBox,
     private readonly changes: ChangeNotifications,
+    private readonly audit: AuditService,
   ) {}
 
-  linkNoAuthAccount(projectId: string, input: LinkedAccountNoAuthCreate): Promise<LinkedAccountPublic> {
-    return this.link(projectId, input, 'no_auth', {});
+  linkNoAuthAccount(projectId: string, actor: Actor, input: LinkedAccountNoAuthCreate): Promise<LinkedAccountPublic> {
+    return this.link(projectId, actor, input, 'no_auth', {});
   }
 
-  linkApiKeyAccount(projectId: string, input: LinkedAccountAPIKeyCreate): Promise<LinkedAccountPublic> {
-    return this.link(projectId, input, 'api_key', { api_key: input.api_key });
+  linkApiKeyAccount(projectId: string, actor: Actor, input: LinkedAccountAPIKeyCreate): Promise<LinkedAccountPublic> {
+    return this.link(projectId, actor, input, 'api_key', { api_key: input.api_key });
   }
 
-  linkHttpBasicAccount(projectId: string, input: LinkedAccountHTTPBasicCreate): Promise<LinkedAccountPublic> {
-    return this.link(projectId, input, 'http_basic', { username: input.username, password: input.password });
+  linkHttpBasicAccount(
+    projectId: string,
+    actor: Actor,
+    input: LinkedAccountHTTPBasicCreate,
+  ): Promise<LinkedAccountPublic> {
+    return this.link(projectId, actor, input, 'http_basic', { username: input.username, password: input.password });
   }
 
-  linkHttpBearerAccount(projectId: string, input: LinkedAccountHTTPBearerCreate): Promise<LinkedAccountPublic> {
-    return this.link(projectId, input, 'http_bearer', { token: input.token });
+  linkHttpBearerAccount(
+    projectId: string,
+    actor: Actor,
+    input: LinkedAccountHTTPBearerCreate,
+  ): Promise<LinkedAccountPublic> {
+    return this.link(projectId, actor, input, 'http_bearer', { token: input.token });
   }
 
   async listLinkedAccounts(projectId: string, query: LinkedAccountsListQuery): Promise<LinkedAccountPublic[]> {
@@ -65,22 +76,40 @@ export class LinkedAccountsService {
     return toPublic(await this.existing(projectId, id));
   }
 
-  async updateLinkedAccount(projectId: string, id: string, input: LinkedAccountUpdate): Promise<LinkedAccountPublic> {
+  async updateLinkedAccount(
+    projectId: string,
+    actor: Actor,
+    id: string,
+    input: LinkedAccountUpdate,
+  ): Promise<LinkedAccountPublic> {
+    const before = await this.existing(projectId, id);
     if (input.enabled === undefined || input.enabled === null) {
-      return this.getLinkedAccount(projectId, id);
+      return toPublic(before);
     }
     const account = await this.accounts.setEnabled(projectId, id, input.enabled);
     if (!account) {
       throw new LinkedAccountNotFoundError(id);
     }
+    // Recorded right after the update (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: 'linked_account.updated',
+      resourceId: id,
+      before,
+      after: account,
+    });
     await this.changes.publish('linked_accounts', projectId);
     return toPublic(account);
   }
 
-  async deleteLinkedAccount(projectId: string, id: string): Promise<void> {
+  async deleteLinkedAccount(projectId: string, actor: Actor, id: string): Promise<void> {
+    const before = await this.existing(projectId, id);
     if (!(await this.accounts.deleteForProject(projectId, id))) {
       throw new LinkedAccountNotFoundError(id);
     }
+    // Recorded right after the delete (a single statement, no transaction to share).
+    await this.audit.record({ projectId, actor, action: 'linked_account.deleted', resourceId: id, before });
     await this.changes.publish('linked_accounts', projectId);
   }
 
@@ -90,11 +119,12 @@ export class LinkedAccountsService {
    */
   async upsertOAuth2Account(
     projectId: string,
+    actor: Actor,
     appName: string,
     ownerId: string,
     credentials: OAuth2Credentials,
   ): Promise<LinkedAccountPublic> {
-    return this.upsert(projectId, appName, ownerId, 'oauth2', credentials);
+    return this.upsert(projectId, actor, appName, ownerId, 'oauth2', credentials);
   }
 
   /**
@@ -104,33 +134,47 @@ export class LinkedAccountsService {
    */
   async linkOrRelinkAccount(
     projectId: string,
+    actor: Actor,
     appName: string,
     ownerId: string,
     scheme: Exclude<SecurityScheme, 'oauth2'>,
     credentials: LinkedAccountCredentials,
+    connectLinkId?: string,
   ): Promise<LinkedAccountPublic> {
     const { app } = await this.configuredApp(projectId, appName, scheme);
-    return this.upsert(projectId, app.name, ownerId, scheme, credentials);
+    return this.upsert(projectId, actor, app.name, ownerId, scheme, credentials, connectLinkId);
   }
 
   private async upsert(
     projectId: string,
+    actor: Actor,
     appName: string,
     ownerId: string,
     scheme: SecurityScheme,
     credentials: LinkedAccountCredentials | OAuth2Credentials,
+    connectLinkId?: string,
   ): Promise<LinkedAccountPublic> {
+    const newId = randomUUID();
     const id = await this.accounts.upsertAccount({
-      id: randomUUID(),
+      id: newId,
       project_id: projectId,
       app_name: appName,
       linked_account_owner_id: ownerId,
       security_scheme: scheme,
       credentials: this.secretBox.sealJson(credentials),
     });
+    const linked = await this.getLinkedAccount(projectId, id);
+    // Recorded right after the upsert (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: id === newId ? 'linked_account.created' : 'linked_account.relinked',
+      resourceId: id,
+      after: { ...linked, ...(connectLinkId ? { connect_link_id: connectLinkId } : {}) },
+    });
     // A re-link replaces the credentials of an account executions may have cached.
     await this.changes.publish('linked_accounts', projectId);
-    return this.getLinkedAccount(projectId, id);
+    return linked;
   }
 
   /**
@@ -159,6 +203,7 @@ export class LinkedAccountsService {
   /** Links only through the scheme the project configured for the app; the credentials are sealed. */
   private async link(
     projectId: string,
+    actor: Actor,
     input: LinkedAccountNoAuthCreate,
     scheme: SecurityScheme,
     credentials: LinkedAccountCredentials,
@@ -181,7 +226,10 @@ export class LinkedAccountsService {
     if (!inserted) {
       throw new LinkedAccountExistsError(appName, ownerId);
     }
-    return this.getLinkedAccount(projectId, id);
+    const linked = await this.getLinkedAccount(projectId, id);
+    // Recorded right after the insert (a single statement, no transaction to share).
+    await this.audit.record({ projectId, actor, action: 'linked_account.created', resourceId: id, after: linked });
+    return linked;
   }
 
   private async existing(projectId: string, id: string): Promise<LinkedAccountEntity> {

@@ -7,6 +7,8 @@ import type Provider from 'oidc-provider';
 import type { AccessToken, Client, KoaContext } from 'oidc-provider';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { SecretBox } from '../../libs/common/src/index.js';
+import { SYSTEM_ACTOR } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
 import type { McpIdentityProviderEntity } from './identity-provider.entity.js';
@@ -62,6 +64,7 @@ export class AuthorizationServer {
     private readonly repository: McpOAuthRepository,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {
     this.metadataFetch = clientMetadataFetch(config);
   }
@@ -138,7 +141,24 @@ export class AuthorizationServer {
     const prefix = projectMcpPath(projectId);
     const repository = this.repository;
     const provider = new oidc.default(resource, {
-      adapter: (model: string) => new OAuthRecordAdapter(repository, projectId, model),
+      adapter: (model: string) =>
+        new OAuthRecordAdapter(
+          repository,
+          projectId,
+          model,
+          // oidc-provider stores a client only when one registers (RFC 7591); registration is anonymous.
+          // Recorded right after the client's row is written (a single statement, no transaction to share).
+          model === 'Client'
+            ? (id, payload) =>
+                this.audit.record({
+                  projectId,
+                  actor: SYSTEM_ACTOR,
+                  action: 'mcp_oauth_client.registered',
+                  resourceId: id,
+                  after: payload,
+                })
+            : undefined,
+        ),
       jwks: keys.jwks,
       cookies: {
         keys: keys.cookieKeys,

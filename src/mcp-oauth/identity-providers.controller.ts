@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
+import type { Actor } from '../audit/actor.js';
+import { CurrentActor } from '../projects/current-actor.decorator.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
 import { IdentityProviderPublic, IdentityProviderSet } from './identity-providers.dto.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
@@ -25,9 +27,10 @@ export class IdentityProvidersController {
   @ApiErrors([400, 401], { validated: true })
   setMcpIdentityProvider(
     @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
     @Body() body: IdentityProviderSet,
   ): Promise<IdentityProviderPublic> {
-    return this.identityProviders.setIdentityProvider(projectId, body);
+    return this.identityProviders.setIdentityProvider(projectId, actor, body);
   }
 
   @Get()
@@ -46,7 +49,7 @@ export class IdentityProvidersController {
   })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors([401, 404])
-  deleteMcpIdentityProvider(@CurrentProject() projectId: string): Promise<void> {
-    return this.identityProviders.deleteIdentityProvider(projectId);
+  deleteMcpIdentityProvider(@CurrentProject() projectId: string, @CurrentActor() actor: Actor): Promise<void> {
+    return this.identityProviders.deleteIdentityProvider(projectId, actor);
   }
 }

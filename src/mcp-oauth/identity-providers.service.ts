@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import * as client from 'openid-client';
 import { SecretBox } from '../../libs/common/src/index.js';
+import type { Actor } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { isAcceptableEndpoint } from '../oauth2/authorization-server.js';
 import { newServerKeys } from './authorization-server.js';
@@ -38,9 +40,14 @@ export class IdentityProvidersService {
     private readonly repository: McpOAuthRepository,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
-  async setIdentityProvider(projectId: string, input: IdentityProviderSet): Promise<IdentityProviderPublic> {
+  async setIdentityProvider(
+    projectId: string,
+    actor: Actor,
+    input: IdentityProviderSet,
+  ): Promise<IdentityProviderPublic> {
     const issuer = input.issuer.trim().replace(/\/+$/, '');
     if (!isAcceptableEndpoint(issuer)) {
       throw new IdentityProviderInvalidError('issuer must be an https URL (or http on a loopback address)');
@@ -57,6 +64,15 @@ export class IdentityProvidersService {
       // The authorization server keeps its keys across changes of the identity provider.
       server_keys: existing?.server_keys ?? this.secretBox.sealJson(newServerKeys()),
     });
+    // Recorded right after the upsert (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: existing ? 'mcp_identity_provider.updated' : 'mcp_identity_provider.created',
+      resourceId: projectId,
+      before: existing,
+      after: row,
+    });
     return this.toPublic(row);
   }
 
@@ -68,10 +84,19 @@ export class IdentityProvidersService {
     return this.toPublic(row);
   }
 
-  async deleteIdentityProvider(projectId: string): Promise<void> {
+  async deleteIdentityProvider(projectId: string, actor: Actor): Promise<void> {
+    const existing = await this.repository.findIdentityProvider(projectId);
     if (!(await this.repository.deleteIdentityProvider(projectId))) {
       throw new IdentityProviderNotFoundError();
     }
+    // Recorded right after the delete (no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor,
+      action: 'mcp_identity_provider.deleted',
+      resourceId: projectId,
+      before: existing,
+    });
   }
 
   redirectUri(projectId: string): string {

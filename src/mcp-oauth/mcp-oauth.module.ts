@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
 import { AuthorizationServer } from './authorization-server.js';
 import { IdentityProvidersController } from './identity-providers.controller.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
@@ -13,6 +14,7 @@ import { SignInService } from './sign-in.service.js';
  * access token into its caller.
  */
 @Module({
+  imports: [AuditModule],
   controllers: [IdentityProvidersController, McpOAuthController],
   providers: [AuthorizationServer, IdentityProvidersService, McpOAuthRepository, SignInService],
   exports: [AuthorizationServer],

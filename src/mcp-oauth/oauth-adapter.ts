@@ -11,6 +11,8 @@ export class OAuthRecordAdapter implements Adapter {
     private readonly repository: McpOAuthRepository,
     private readonly projectId: string,
     private readonly model: string,
+    /** Called once a record is stored (the audit log's record of a registered client). */
+    private readonly afterUpsert?: (id: string, payload: AdapterPayload) => Promise<void>,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -19,6 +21,7 @@ export class OAuthRecordAdapter implements Adapter {
       delete stored.jti;
     }
     await this.repository.upsertRecord(this.projectId, this.model, id, stored, expiresIn);
+    await this.afterUpsert?.(id, payload);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {

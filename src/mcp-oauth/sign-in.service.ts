@@ -4,6 +4,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
 import { seeOther, type PageResponse } from '../connect-links/connect-page.js';
+import { SYSTEM_ACTOR } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
 import { MCP_TOKEN_PREFIX } from '../mcp/mcp-tokens.service.js';
@@ -46,6 +48,7 @@ export class SignInService {
     private readonly repository: McpOAuthRepository,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   /** GET of an interaction: to the identity provider for a login, or the consent page. */
@@ -129,7 +132,7 @@ export class SignInService {
       [...new Set([MCP_SCOPE, ...(missing.missingResourceScopes?.[resource] ?? [])])].join(' '),
     );
     const grantId = await grant.save();
-    await this.repository.insertGrantToken({
+    const token = {
       id: mcpTokenIdOfGrant(grantId),
       project_id: projectId,
       linked_account_owner_id: accountId,
@@ -137,6 +140,15 @@ export class SignInService {
       // Never handed out: the OAuth tokens stand for this MCP token.
       token_hash: hashBearerSecret(newBearerSecret(MCP_TOKEN_PREFIX)),
       expires_at: new Date(Date.now() + TOKEN_TTL_DEFAULT_S * 1000),
+    };
+    await this.repository.insertGrantToken(token);
+    // The end user's consent: recorded right after the insert (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor: SYSTEM_ACTOR,
+      action: 'mcp_token.created',
+      resourceId: token.id,
+      after: { ...token, oauth_client_id: String(details.params.client_id) },
     });
     const returnTo = await provider.interactionResult(request.raw, request.rawReply, { consent: { grantId } });
     return seeOther(returnTo);

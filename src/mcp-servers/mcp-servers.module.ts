@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { McpUpstreamModule } from '../execution/mcp-upstream.module.js';
 import { McpServersRepository } from './mcp-servers.repository.js';
@@ -7,7 +8,7 @@ import { McpServersSync } from './mcp-servers.sync.js';
 
 /** Remote MCP servers as apps: registration and sync (`patchbay catalog add-mcp`, `catalog sync`, the periodic sync). */
 @Module({
-  imports: [CatalogModule, McpUpstreamModule],
+  imports: [CatalogModule, McpUpstreamModule, AuditModule],
   providers: [McpServersRepository, McpServersService, McpServersSync],
   exports: [McpServersService],
 })

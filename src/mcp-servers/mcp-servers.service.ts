@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { isPublicAddress } from '../../libs/common/src/index.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
+import { type Actor, CLI_ACTOR, SYSTEM_ACTOR } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { type AppFile, contentHash, type FunctionRecord, functionRecord } from '../catalog/catalog-files.js';
 import { CatalogService, type ChangeSummary } from '../catalog/catalog.service.js';
 import { appNameFrom } from '../catalog/openapi/openapi-names.js';
@@ -43,6 +45,8 @@ export interface AddMcpServerOptions {
   auth?: McpServerAuth;
   /** A credential used only to read the tool list now (never stored): a bearer token, or the API key. */
   token?: string;
+  /** Who the audit log names: the command line unless said. */
+  actor?: Actor;
 }
 
 export interface McpSyncReport {
@@ -74,6 +78,7 @@ export class McpServersService {
     private readonly catalog: CatalogService,
     private readonly servers: McpServersRepository,
     private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   async add(url: string, options: AddMcpServerOptions = {}): Promise<McpSyncReport> {
@@ -107,7 +112,10 @@ export class McpServersService {
       }
     }
     const app = appFile(appName, serverUrl, listing.description, auth, options, schemes);
-    return this.write(app, contentHash(app), serverUrl, listing, auth);
+    return this.write(app, contentHash(app), serverUrl, listing, auth, {
+      actor: options.actor ?? CLI_ACTOR,
+      action: 'mcp_server.added',
+    });
   }
 
   /**
@@ -209,7 +217,7 @@ export class McpServersService {
   }
 
   /** Reads the server's tools again: new and changed tools written, vanished ones deactivated. */
-  async sync(appName: string, options: { token?: string } = {}): Promise<McpSyncReport> {
+  async sync(appName: string, options: { token?: string; actor?: Actor } = {}): Promise<McpSyncReport> {
     const [server, stored] = await Promise.all([this.servers.findByApp(appName), this.catalog.storedApp(appName)]);
     if (!server || !stored) {
       throw new McpServerNotFoundError(appName);
@@ -218,7 +226,10 @@ export class McpServersService {
     try {
       const listing = await this.read(endpointFor(server.url, auth, options.token));
       // The app row stays as it is (its hash is the stored one): only its functions are written.
-      return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth);
+      return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth, {
+        actor: options.actor ?? CLI_ACTOR,
+        action: 'mcp_server.synced',
+      });
     } catch (error) {
       await this.servers.recordSync(appName, { sync_error: error instanceof Error ? error.message : String(error) });
       throw error;
@@ -237,7 +248,7 @@ export class McpServersService {
         continue;
       }
       try {
-        await this.sync(server.app_name);
+        await this.sync(server.app_name, { actor: SYSTEM_ACTOR });
         outcomes.push({ app: server.app_name });
       } catch (error) {
         outcomes.push({ app: server.app_name, error: error instanceof Error ? error.message : String(error) });
@@ -281,6 +292,7 @@ export class McpServersService {
     serverUrl: string,
     listing: Listing,
     auth: McpServerAuth,
+    audit: { actor: Actor; action: 'mcp_server.added' | 'mcp_server.synced' },
   ): Promise<McpSyncReport> {
     const namer = new ToolNamer(app.name, await this.catalog.mcpToolNames(app.name));
     const records: FunctionRecord[] = [];
@@ -316,6 +328,27 @@ export class McpServersService {
       synced_at: new Date(),
       sync_error: null,
     });
+    // Recorded right after the writes (the catalogue's transaction, then the server's rows); a sync that
+    // changed nothing (the periodic one, mostly) leaves no record.
+    const changed = report.functions.added.length + report.functions.updated.length + deactivated.length;
+    if (audit.action === 'mcp_server.added' || changed > 0) {
+      const where = new URL(serverUrl);
+      await this.audit.record({
+        projectId: null,
+        actor: audit.actor,
+        action: audit.action,
+        resourceId: app.name,
+        after: {
+          app_name: app.name,
+          // Without its query: it may carry a credential.
+          url: `${where.origin}${where.pathname}`,
+          tool_count: records.length,
+          functions_added: report.functions.added.length,
+          functions_updated: report.functions.updated.length,
+          functions_deactivated: deactivated.length,
+        },
+      });
+    }
     return {
       app: app.name,
       url: serverUrl,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../audit/actor.js';
 import { ConnectLinksService } from '../connect-links/connect-links.service.js';
 
 /** How the end user can link the account a call needs. */
@@ -18,8 +19,8 @@ export interface AccountLink {
 export class AccountLinking {
   constructor(private readonly connectLinks: ConnectLinksService) {}
 
-  async linkFor(projectId: string, appName: string, ownerId: string): Promise<AccountLink> {
-    const { url } = await this.connectLinks.create(projectId, { appName, ownerId });
+  async linkFor(projectId: string, actor: Actor, appName: string, ownerId: string): Promise<AccountLink> {
+    const { url } = await this.connectLinks.create(projectId, actor, { appName, ownerId });
     return {
       url,
       message: `Open this address to connect your ${appName} account, then ask me to try again: ${url}`,

@@ -2,6 +2,8 @@ import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common'
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
+import type { Actor } from '../audit/actor.js';
+import { CurrentActor } from '../projects/current-actor.decorator.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
 import { McpTokenCreate, McpTokenCreated, McpTokenPath } from './mcp.dto.js';
 import { McpTokensService } from './mcp-tokens.service.js';
@@ -22,8 +24,12 @@ export class McpTokensController {
   })
   @ApiCreatedResponse({ type: McpTokenCreated })
   @ApiErrors([401, 404], { validated: true })
-  createMcpToken(@CurrentProject() projectId: string, @Body() body: McpTokenCreate): Promise<McpTokenCreated> {
-    return this.tokens.createToken(projectId, body);
+  createMcpToken(
+    @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
+    @Body() body: McpTokenCreate,
+  ): Promise<McpTokenCreated> {
+    return this.tokens.createToken(projectId, actor, body);
   }
 
   @Delete(':id')
@@ -31,7 +37,11 @@ export class McpTokensController {
   @ApiOperation({ summary: 'Revoke an MCP token', description: 'At once, on every instance; its sessions end.' })
   @ApiNoContentResponse({ description: 'Revoked' })
   @ApiErrors([401, 404], { validated: true })
-  revokeMcpToken(@CurrentProject() projectId: string, @Param() path: McpTokenPath): Promise<void> {
-    return this.tokens.revokeToken(projectId, path.id);
+  revokeMcpToken(
+    @CurrentProject() projectId: string,
+    @CurrentActor() actor: Actor,
+    @Param() path: McpTokenPath,
+  ): Promise<void> {
+    return this.tokens.revokeToken(projectId, actor, path.id);
   }
 }

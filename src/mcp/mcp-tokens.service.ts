@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { hasBearerSecretShape, hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationNotFoundError } from '../app-configurations/app-configurations.errors.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
+import type { Actor } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyInvalidError } from '../projects/projects.errors.js';
 import { HeaderApiKeyStrategy } from '../projects/header-api-key.strategy.js';
@@ -41,9 +43,10 @@ export class McpTokensService {
     private readonly apiKeys: HeaderApiKeyStrategy,
     private readonly config: AppConfig,
     private readonly authorizationServer: AuthorizationServer,
+    private readonly audit: AuditService,
   ) {}
 
-  async createToken(projectId: string, input: McpTokenCreate): Promise<McpTokenCreated> {
+  async createToken(projectId: string, actor: Actor, input: McpTokenCreate): Promise<McpTokenCreated> {
     const apps = input.apps === undefined || input.apps === null ? null : [...new Set(input.apps)];
     for (const app of apps ?? []) {
       if (!(await this.configurations.findForProject(projectId, app))) {
@@ -60,6 +63,8 @@ export class McpTokensService {
       token_hash: hashBearerSecret(token),
       expires_at: new Date(Date.now() + ttl * 1000),
     });
+    // Recorded right after the insert (a single statement, no transaction to share).
+    await this.audit.record({ projectId, actor, action: 'mcp_token.created', resourceId: row.id, after: row });
     return {
       id: row.id,
       token,
@@ -70,10 +75,12 @@ export class McpTokensService {
     };
   }
 
-  async revokeToken(projectId: string, id: string): Promise<void> {
+  async revokeToken(projectId: string, actor: Actor, id: string): Promise<void> {
     if (!(await this.repository.revokeToken(projectId, id))) {
       throw new McpTokenNotFoundError(id);
     }
+    // Recorded right after the update (a single statement, no transaction to share).
+    await this.audit.record({ projectId, actor, action: 'mcp_token.revoked', resourceId: id });
   }
 
   /**

@@ -19,6 +19,7 @@ import type { AnthropicFunctionDefinition, FunctionBasic } from '../functions/fu
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { FunctionsService } from '../functions/functions.service.js';
+import type { Actor } from '../audit/actor.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AccountLinking } from './account-linking.js';
 import { isUnchangedToolName, toolName } from './tool-names.js';
@@ -36,6 +37,8 @@ export interface McpCallContext {
   /** The end user; null when an API-key caller named none (search and definitions still work). */
   ownerId: string | null;
   tokenId: string | null;
+  /** Who the audit log says made a change (a connect link asked for): the MCP token, or the API key. */
+  actor: Actor;
   mode: McpMode;
   /** The apps the caller may reach (URL `apps` and the token's apps, intersected); null for all. */
   apps: string[] | null;
@@ -296,7 +299,7 @@ export class McpToolsService {
     if (!fn) {
       return this.failure(error);
     }
-    const link = await this.linking.linkFor(ctx.projectId, fn.fn.app_name, ownerId);
+    const link = await this.linking.linkFor(ctx.projectId, ctx.actor, fn.fn.app_name, ownerId);
     if (ctx.urlElicitation && ctx.era === 'modern' && !ctx.linkAnswered) {
       return inputRequired({
         inputRequests: { [LINK_INPUT_KEY]: inputRequired.elicitUrl({ message: link.message, url: link.url }) },

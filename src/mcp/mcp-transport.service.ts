@@ -19,6 +19,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkInputLimits, DomainError } from '../../libs/common/src/index.js';
+import { apiKeyActor, mcpTokenActor } from '../audit/actor.js';
 import { API_VERSION } from '../config/api-version.js';
 import { Metrics } from '../observability/metrics.js';
 import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
@@ -410,6 +411,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
       projectId: principal.projectId,
       ownerId: principal.tokenOwnerId ?? given ?? null,
       tokenId: principal.tokenId,
+      actor: principal.tokenId !== null ? mcpTokenActor(principal.tokenId) : apiKeyActor(principal.apiKeyId ?? ''),
       mode: mode,
       apps: intersect(requested, principal.tokenApps),
       era,

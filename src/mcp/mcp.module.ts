@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfigurationsModule } from '../app-configurations/app-configurations.module.js';
+import { AuditModule } from '../audit/audit.module.js';
 import { ConnectLinksModule } from '../connect-links/connect-links.module.js';
 import { ExecutionModule } from '../execution/execution.module.js';
 import { FunctionsModule } from '../functions/functions.module.js';
@@ -24,6 +25,7 @@ import { McpTransportService } from './mcp-transport.service.js';
     ConnectLinksModule,
     AppConfigurationsModule,
     McpOAuthModule,
+    AuditModule,
   ],
   controllers: [McpTokensController, McpTransportController],
   providers: [McpRepository, McpTokensService, McpToolsService, McpTransportService, AccountLinking],

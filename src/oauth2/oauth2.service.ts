@@ -6,6 +6,7 @@ import type { AppEntity, AppSecrets } from '../apps/app.entity.js';
 import type { OAuth2Settings } from '../apps/security-scheme.js';
 import { AppConfig } from '../config/app-config.js';
 import type { OAuth2Credentials } from '../linked-accounts/credentials.js';
+import { SYSTEM_ACTOR } from '../audit/actor.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
@@ -150,7 +151,14 @@ export class OAuth2Service {
     if (typeof granted.expires_in === 'number' && granted.expires_in > 0) {
       credentials.expires_at = Math.floor(Date.now() / 1000) + Math.floor(granted.expires_in);
     }
-    return this.accounts.upsertOAuth2Account(flow.project_id, flow.app_name, flow.linked_account_owner_id, credentials);
+    // The callback carries no API key: the service links on the end user's behalf.
+    return this.accounts.upsertOAuth2Account(
+      flow.project_id,
+      SYSTEM_ACTOR,
+      flow.app_name,
+      flow.linked_account_owner_id,
+      credentials,
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { ProjectEntity } from './project.entity.js';
 
@@ -10,10 +10,16 @@ export type NewApiKey = Pick<ApiKeyEntity, 'id' | 'project_id' | 'key_hash' | 'k
 export class ProjectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async createWithKey(project: Pick<ProjectEntity, 'id' | 'name'>, key: NewApiKey) {
+  /** The project and its first key in one transaction, in which `alsoWrite` (the audit records) is written too. */
+  async createWithKey(
+    project: Pick<ProjectEntity, 'id' | 'name'>,
+    key: NewApiKey,
+    alsoWrite?: (manager: EntityManager) => Promise<void>,
+  ) {
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(ProjectEntity, project);
       await manager.insert(ApiKeyEntity, key);
+      await alsoWrite?.(manager);
     });
   }
 

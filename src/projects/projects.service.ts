@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
+import type { Actor } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { API_KEY_PREFIX, HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ApiKeyExpiryInPastError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
 import { type NewApiKey, ProjectsRepository } from './projects.repository.js';
@@ -32,12 +34,20 @@ export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly apiKeys: HeaderApiKeyStrategy,
+    private readonly audit: AuditService,
   ) {}
 
-  async createProject(name: string): Promise<CreatedProject> {
+  async createProject(actor: Actor, name: string): Promise<CreatedProject> {
     const projectId = randomUUID();
     const { key, row } = newKey(projectId, null);
-    await this.projects.createWithKey({ id: projectId, name }, row);
+    // Recorded in the creation's transaction: the project and its first key.
+    await this.projects.createWithKey({ id: projectId, name }, row, async (manager) => {
+      await this.audit.record(
+        { projectId, actor, action: 'project.created', resourceId: projectId, after: { name } },
+        manager,
+      );
+      await this.audit.record({ projectId, actor, action: 'api_key.created', resourceId: row.id, after: row }, manager);
+    });
     return { project_id: projectId, api_key: key, api_key_id: row.id };
   }
 
@@ -46,7 +56,7 @@ export class ProjectsService {
   }
 
   /** `expiresAt`: from then on the key is refused like an unknown one; it must lie in the future. */
-  async createApiKey(projectId: string, expiresAt: Date | null = null): Promise<CreatedApiKey> {
+  async createApiKey(actor: Actor, projectId: string, expiresAt: Date | null = null): Promise<CreatedApiKey> {
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw new ApiKeyExpiryInPastError(expiresAt);
     }
@@ -55,6 +65,8 @@ export class ProjectsService {
     }
     const { key, row } = newKey(projectId, expiresAt);
     await this.projects.insertKey(row);
+    // Recorded right after the insert (a single statement, no transaction to share).
+    await this.audit.record({ projectId, actor, action: 'api_key.created', resourceId: row.id, after: row });
     return { project_id: projectId, api_key: key, api_key_id: row.id, expires_at: expiresAt?.toISOString() ?? null };
   }
 
@@ -72,12 +84,21 @@ export class ProjectsService {
   }
 
   /** Refused at once on this instance; other instances refuse it within API_KEY_CACHE_TTL_MS. */
-  async revokeApiKey(keyId: string): Promise<void> {
+  async revokeApiKey(actor: Actor, keyId: string): Promise<void> {
     const revoked = await this.projects.revokeKey(keyId);
     if (!revoked) {
       throw new ApiKeyNotFoundError(keyId);
     }
     this.apiKeys.forgetKey(revoked.id);
+    // Recorded right after the update (no transaction to share).
+    await this.audit.record({
+      projectId: revoked.project_id,
+      actor,
+      action: 'api_key.revoked',
+      resourceId: revoked.id,
+      before: revoked,
+      after: { ...revoked, revoked_at: new Date() },
+    });
   }
 }
 

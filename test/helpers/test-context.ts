@@ -9,6 +9,7 @@ import { ProjectsService } from '../../src/projects/projects.service.js';
 import { insertAppConfiguration } from '../factories/app-configuration.factory.js';
 import { type AppOverrides, insertApp, insertFunction } from '../factories/catalog.factory.js';
 import { insertLinkedAccount } from '../factories/linked-account.factory.js';
+import { CLI_ACTOR } from '../../src/audit/actor.js';
 
 export interface TestProject {
   projectId: string;
@@ -24,7 +25,7 @@ export class TestContext {
   constructor(private readonly app: NestFastifyApplication) {}
 
   async newProject(name = 'test project'): Promise<TestProject> {
-    const created = await this.app.get(ProjectsService).createProject(name);
+    const created = await this.app.get(ProjectsService).createProject(CLI_ACTOR, name);
     this.defaultApiKey ??= created.api_key;
     return { projectId: created.project_id, apiKey: created.api_key, apiKeyId: created.api_key_id };
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type Actor, CLI_ACTOR } from '../../audit/actor.js';
 import { CatalogService, type ChangeSummary } from '../catalog.service.js';
 import type { MappedDocument } from './openapi-document.worker.js';
 import { OpenApiRefusal, type OpenApiMappingOptions } from './openapi-mapping.js';
@@ -12,6 +13,8 @@ export interface OpenApiImportOptions extends Omit<OpenApiMappingOptions, 'previ
   /** Off only for measurements: validation is the slowest step on very large documents. */
   validate?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** Who the audit log names: the command line unless said. */
+  actor?: Actor;
 }
 
 export interface ImportedDocument {
@@ -125,7 +128,14 @@ export class OpenApiImportService {
       appName = `${base.slice(0, 18)}_${n}`;
     }
     const previousNames = await this.catalog.restFunctionNames(appName);
-    const { secrets, dryRun: _dryRun, validate: _validate, onProgress: _onProgress, ...mappingOptions } = options;
+    const {
+      secrets,
+      dryRun: _dryRun,
+      validate: _validate,
+      onProgress: _onProgress,
+      actor: _actor,
+      ...mappingOptions
+    } = options;
     let mapped: MappedDocument;
     try {
       mapped = await reader.map(appName, previousNames, mappingOptions, secrets);
@@ -137,6 +147,8 @@ export class OpenApiImportService {
     seenApps.set(appName, file);
     await this.catalog.writeApps([{ ...loaded, functions: reader.functions(readNext) }], report, {
       dryRun: options.dryRun,
+      // One record per document: each is written in its own transaction.
+      audit: { actor: options.actor ?? CLI_ACTOR, source: 'openapi' },
     });
     for (const item of loaded.unfilled) {
       report.unfilled_placeholders.push({ app: appName, path: item.path, placeholder: item.placeholder });

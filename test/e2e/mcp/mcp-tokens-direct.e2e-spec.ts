@@ -339,6 +339,28 @@ describe.each(REVISIONS)(
         );
         await client.close();
       });
+
+      it('asks for the connect link as its MCP token, which the audit log names', async () => {
+        const row = await newOAuth2App(app, apiKey, { scheme: oauthScheme, appClientSecret: 'secret' });
+        const fn = await app.ctx.newFunction(row.name, restFunction('GET'));
+        const { body } = await createToken({ linked_account_owner_id: 'audited-user' });
+        const { client } = await connect({ headers: { authorization: `Bearer ${body.token}` } });
+        const result = await client.callTool({
+          name: 'execute_function',
+          arguments: { function_name: fn.name, function_input: {} },
+        });
+        expect(result.isError).toBe(true);
+        const id = /\/connect\/([0-9a-f-]{36})/.exec(text(result))?.[1];
+        expect(id, text(result)).toBeDefined();
+        const events = await app.get('/v1/audit-events', {
+          query: { action: 'connect_link.created', resource_id: id as string },
+          apiKey,
+        });
+        expect(events.body).toMatchObject([
+          { actor_type: 'mcp_token', actor_id: body.id, after: { linked_account_owner_id: 'audited-user' } },
+        ]);
+        await client.close();
+      });
     });
   },
 );

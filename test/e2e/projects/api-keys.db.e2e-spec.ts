@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ProjectsService } from '../../../src/projects/projects.service.js';
 import { TestApp } from '../../helpers/test-app.js';
+import { CLI_ACTOR } from '../../../src/audit/actor.js';
 
 /** Any secured operation does: the guard answers before the controller. */
 const SECURED = '/v1/app-configurations';
@@ -34,7 +35,7 @@ describe('API keys: expiry, last use, listing and revocation', () => {
   });
 
   it('refuses an expired key with 401, exactly like an unknown key', async () => {
-    const key = await projects.createApiKey(projectId, new Date(Date.now() + 1_500));
+    const key = await projects.createApiKey(CLI_ACTOR, projectId, new Date(Date.now() + 1_500));
     expect((await app.get(SECURED, { apiKey: key.api_key })).status).toBe(200);
 
     await new Promise((resolve) => setTimeout(resolve, 1_600));
@@ -47,20 +48,23 @@ describe('API keys: expiry, last use, listing and revocation', () => {
 
   it('answers every one of many concurrent first uses of keys, each with its own outcome', async () => {
     // Not yet cached: each key's lookup is in flight while the other requests arrive.
-    const keys = await Promise.all([projects.createApiKey(projectId), projects.createApiKey(projectId)]);
+    const keys = await Promise.all([
+      projects.createApiKey(CLI_ACTOR, projectId),
+      projects.createApiKey(CLI_ACTOR, projectId),
+    ]);
     const sent = Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? `pb_unknown_${i}` : keys[i % 3].api_key));
     const statuses = await Promise.all(sent.map(async (apiKey) => (await app.get(SECURED, { apiKey })).status));
     expect(statuses).toEqual(sent.map((apiKey) => (apiKey.startsWith('pb_unknown') ? 401 : 200)));
   });
 
   it('refuses to create a key that has already expired', async () => {
-    await expect(projects.createApiKey(projectId, new Date(Date.now() - 1_000))).rejects.toThrow(
+    await expect(projects.createApiKey(CLI_ACTOR, projectId, new Date(Date.now() - 1_000))).rejects.toThrow(
       /is not in the future/,
     );
   });
 
   it('records the last use at most once a minute, and lists keys without the key itself', async () => {
-    const key = await projects.createApiKey(projectId);
+    const key = await projects.createApiKey(CLI_ACTOR, projectId);
     const listed = async () => (await projects.listApiKeys(projectId)).find((row) => row.id === key.api_key_id);
     expect((await listed())?.last_used_at).toBeNull();
 
@@ -84,9 +88,9 @@ describe('API keys: expiry, last use, listing and revocation', () => {
   });
 
   it('refuses a revoked key at once on the instance that revoked it', async () => {
-    const key = await projects.createApiKey(projectId);
+    const key = await projects.createApiKey(CLI_ACTOR, projectId);
     expect((await app.get(SECURED, { apiKey: key.api_key })).status).toBe(200);
-    await projects.revokeApiKey(key.api_key_id);
+    await projects.revokeApiKey(CLI_ACTOR, key.api_key_id);
     expect((await app.get(SECURED, { apiKey: key.api_key })).status).toBe(401);
   });
 });
@@ -112,12 +116,12 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('API key revocatio
 
   it('reaches the other instance within API_KEY_CACHE_TTL_MS', async () => {
     const projects = first.app.get(ProjectsService);
-    const { project_id: projectId } = await projects.createProject('revoked elsewhere');
-    const key = await projects.createApiKey(projectId);
+    const { project_id: projectId } = await projects.createProject(CLI_ACTOR, 'revoked elsewhere');
+    const key = await projects.createApiKey(CLI_ACTOR, projectId);
     const onSecond = () => fetch(`${secondUrl}${SECURED}`, { headers: { 'x-api-key': key.api_key } });
     expect((await onSecond()).status).toBe(200); // now cached on the second instance
 
-    await projects.revokeApiKey(key.api_key_id);
+    await projects.revokeApiKey(CLI_ACTOR, key.api_key_id);
     const revokedAt = Date.now();
     const refused = await until(onSecond, (response) => response.status === 401, CACHE_TTL_MS + 2_000);
     const elapsed = Date.now() - revokedAt;

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ProjectsService } from '../../../src/projects/projects.service.js';
 import { TestApp } from '../../helpers/test-app.js';
+import { CLI_ACTOR } from '../../../src/audit/actor.js';
 
 /** Any secured operation does: the guard answers before the controller. */
 const SECURED = '/v1/app-configurations';
@@ -168,7 +169,7 @@ describe('a fleet of clients behind one address', () => {
     }
     const revoked = await app.ctx.newProject('revoked worker');
     expect((await app.get(SECURED, { apiKey: revoked.apiKey })).status).toBe(200);
-    await app.app.get(ProjectsService).revokeApiKey(revoked.apiKeyId);
+    await app.app.get(ProjectsService).revokeApiKey(CLI_ACTOR, revoked.apiKeyId);
 
     const work = async (apiKey: string) => {
       const answers: Array<{ status: number; ms: number }> = [];

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager, QueryDeepPartialEntity } from 'typeorm';
+import type { ActorType } from './actor.js';
+import { AuditEventEntity } from './audit-event.entity.js';
+
+export type NewAuditEvent = Omit<AuditEventEntity, 'created_at'>;
+
+export interface AuditEventFilter {
+  action?: string;
+  resourceType?: string;
+  resourceId?: string;
+  actorType?: ActorType;
+  actorId?: string;
+  since?: Date;
+  until?: Date;
+  limit: number;
+  offset: number;
+}
+
+/** Queries over the audit log: inserts (in the caller's transaction when given) and one project's listing. */
+@Injectable()
+export class AuditRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(event: NewAuditEvent, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    // TypeORM's deep-partial type cannot express jsonb `unknown` values; the row is complete.
+    await manager.insert(AuditEventEntity, event as QueryDeepPartialEntity<AuditEventEntity>);
+  }
+
+  /** Newest first; ties (one transaction's records) in the order they were written, newest first too. */
+  listForProject(projectId: string, filter: AuditEventFilter): Promise<AuditEventEntity[]> {
+    const query = this.dataSource
+      .getRepository(AuditEventEntity)
+      .createQueryBuilder('a')
+      .where('a.project_id = :projectId', { projectId });
+    if (filter.action !== undefined) {
+      query.andWhere('a.action = :action', { action: filter.action });
+    }
+    if (filter.resourceType !== undefined) {
+      query.andWhere('a.resource_type = :resourceType', { resourceType: filter.resourceType });
+    }
+    if (filter.resourceId !== undefined) {
+      query.andWhere('a.resource_id = :resourceId', { resourceId: filter.resourceId });
+    }
+    if (filter.actorType !== undefined) {
+      query.andWhere('a.actor_type = :actorType', { actorType: filter.actorType });
+    }
+    if (filter.actorId !== undefined) {
+      query.andWhere('a.actor_id = :actorId', { actorId: filter.actorId });
+    }
+    if (filter.since !== undefined) {
+      query.andWhere('a.created_at >= :since', { since: filter.since });
+    }
+    if (filter.until !== undefined) {
+      query.andWhere('a.created_at < :until', { until: filter.until });
+    }
+    return query
+      .orderBy('a.created_at', 'DESC')
+      .addOrderBy('a.id', 'DESC')
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .getMany();
+  }
+}
