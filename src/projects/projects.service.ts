@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
 import { API_KEY_PREFIX, HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ApiKeyExpiryInPastError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
+import type { ProjectEntity } from './project.entity.js';
+import type { ProjectPublic, ProjectUpdate } from './projects.dto.js';
 import { type NewApiKey, ProjectsRepository } from './projects.repository.js';
 
 export interface CreatedProject {
@@ -39,6 +41,32 @@ export class ProjectsService {
     const { key, row } = newKey(projectId, null);
     await this.projects.createWithKey({ id: projectId, name }, row);
     return { project_id: projectId, api_key: key, api_key_id: row.id };
+  }
+
+  async getProject(projectId: string): Promise<ProjectPublic> {
+    const project = await this.projects.findById(projectId);
+    if (!project) {
+      throw new ProjectNotFoundError(projectId);
+    }
+    return toPublic(project);
+  }
+
+  /** Only the fields present change; null clears a branding field (the DTO checked each value's rule). */
+  async updateProject(projectId: string, update: ProjectUpdate): Promise<ProjectPublic> {
+    const changes: Parameters<ProjectsRepository['update']>[1] = {};
+    if (update.name !== undefined && update.name !== null) {
+      changes.name = update.name;
+    }
+    for (const field of ['display_name', 'logo_url', 'accent_color', 'home_url'] as const) {
+      if (update[field] !== undefined) {
+        changes[field] = field === 'accent_color' ? (update[field]?.toLowerCase() ?? null) : (update[field] ?? null);
+      }
+    }
+    const project = await this.projects.update(projectId, changes);
+    if (!project) {
+      throw new ProjectNotFoundError(projectId);
+    }
+    return toPublic(project);
   }
 
   async hasProjects(): Promise<boolean> {
@@ -79,6 +107,19 @@ export class ProjectsService {
     }
     this.apiKeys.forgetKey(revoked.id);
   }
+}
+
+function toPublic(project: ProjectEntity): ProjectPublic {
+  return {
+    id: project.id,
+    name: project.name,
+    display_name: project.display_name,
+    logo_url: project.logo_url,
+    accent_color: project.accent_color,
+    home_url: project.home_url,
+    created_at: project.created_at.toISOString(),
+    updated_at: project.updated_at.toISOString(),
+  };
 }
 
 function newKey(projectId: string, expiresAt: Date | null): { key: string; row: NewApiKey } {

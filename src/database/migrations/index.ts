@@ -15,6 +15,7 @@ import { SearchDocumentsOperation1769700000000 } from './1769700000000-SearchDoc
 import { McpServers1769710000000 } from './1769710000000-McpServers.js';
 import { OwnerExecutionLimit1769800000000 } from './1769800000000-OwnerExecutionLimit.js';
 import { McpOAuth1769900000000 } from './1769900000000-McpOAuth.js';
+import { EndUserPages1770100000000 } from './1770100000000-EndUserPages.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   McpServers1769710000000,
   OwnerExecutionLimit1769800000000,
   McpOAuth1769900000000,
+  EndUserPages1770100000000,
 ];
