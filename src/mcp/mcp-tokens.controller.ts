@@ -1,9 +1,16 @@
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
-import { McpTokenCreate, McpTokenCreated, McpTokenPath } from './mcp.dto.js';
+import { McpTokenCreate, McpTokenCreated, McpTokenPath, McpTokenPublic } from './mcp.dto.js';
 import { McpTokensService } from './mcp-tokens.service.js';
 
 @ApiTags('mcp')
@@ -24,6 +31,19 @@ export class McpTokensController {
   @ApiErrors([401, 404], { validated: true })
   createMcpToken(@CurrentProject() projectId: string, @Body() body: McpTokenCreate): Promise<McpTokenCreated> {
     return this.tokens.createToken(projectId, body);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List the MCP tokens in use',
+    description:
+      'Unrevoked, unexpired owner-scoped tokens, newest first: those created with POST and those MCP clients ' +
+      'obtained by signing a user in (with the client_name they registered). Never the tokens themselves.',
+  })
+  @ApiOkResponse({ type: [McpTokenPublic] })
+  @ApiErrors([401])
+  listMcpTokens(@CurrentProject() projectId: string): Promise<McpTokenPublic[]> {
+    return this.tokens.listTokens(projectId);
   }
 
   @Delete(':id')
