@@ -109,7 +109,7 @@ export function linkPage(view: LinkView, status = 200): PageResponse {
   const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(view.csrfToken)}">`;
   const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '';
   const errors = view.fieldErrors ?? {};
-  const hint = view.hint ? hintText(view.hint, view.hintUrl) : '';
+  const hint = view.hint ? hintText(view.hint, view.hintUrl, view.appDisplayName) : '';
   let form: string;
   switch (view.scheme) {
     case 'oauth2':
@@ -231,8 +231,10 @@ function scopeList(view: LinkView): string {
 <ul class="scopes">${items}</ul>`;
 }
 
-function hintText(hint: string, url: string | null): string {
-  const link = url ? ` <a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">Open that page</a>` : '';
+function hintText(hint: string, url: string | null, appName: string): string {
+  const link = url
+    ? ` <a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">Open it on ${escapeHtml(appName)}</a>`
+    : '';
   return `<p class="hint" id="credentials-hint">${escapeHtml(hint)}${link}</p>`;
 }
 
