@@ -7,7 +7,7 @@ import { ProjectPublic, ProjectUpdate } from './projects.dto.js';
 import { ProjectsService } from './projects.service.js';
 
 /** The project of the API key: its name and the branding end users see on Patchbay's pages. */
-@ApiTags('projects')
+@ApiTags('project')
 @ApiSecurity(API_KEY_HEADER)
 @Controller('v1/project')
 export class ProjectsController {

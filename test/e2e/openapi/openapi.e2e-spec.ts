@@ -64,7 +64,7 @@ describe('OpenAPI document', () => {
       }
     }
     expect(new Set(tagged)).toEqual(
-      new Set(['app-configurations', 'apps', 'executions', 'functions', 'health', 'linked-accounts', 'mcp']),
+      new Set(['app-configurations', 'apps', 'executions', 'functions', 'health', 'linked-accounts', 'mcp', 'project']),
     );
   });
 
