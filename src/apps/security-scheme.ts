@@ -2,7 +2,15 @@ export const SECURITY_SCHEMES = ['no_auth', 'api_key', 'http_basic', 'http_beare
 export type SecurityScheme = (typeof SECURITY_SCHEMES)[number];
 
 /** Scheme settings as the catalogue declares them (`apps.security_schemes`); the client secret is sealed apart. */
-export interface ApiKeySettings {
+/** Where an end user finds the credentials of a scheme, shown beside the connect page's form. */
+export interface CredentialsHint {
+  /** A sentence or two, plain text ("Create a key under Settings → API keys."). */
+  hint?: string;
+  /** The page where they are found (https). */
+  hint_url?: string;
+}
+
+export interface ApiKeySettings extends CredentialsHint {
   location: 'header' | 'query' | 'cookie' | 'body';
   name: string;
   prefix?: string | null;
@@ -29,14 +37,16 @@ export interface OAuth2Settings {
   token_response_path?: string;
   /** Extra query parameters of the authorization request. */
   authorize_params?: Record<string, string>;
+  /** Plain words for scopes ("Read your calendars"), shown to the end user before the authorization. */
+  scope_descriptions?: Record<string, string>;
 }
 
 /** The settings of each scheme an app offers (the catalogue's JSON Schema checks them at import). */
 export interface SchemeSettingsByScheme {
   no_auth: Record<string, never>;
   api_key: ApiKeySettings;
-  http_basic: Record<string, never>;
-  http_bearer: Record<string, never>;
+  http_basic: CredentialsHint;
+  http_bearer: CredentialsHint;
   oauth2: OAuth2Settings;
 }
 

@@ -44,8 +44,8 @@ export const AUDITED_RESOURCES = {
     fields: ['client_name', 'redirect_uris', 'grant_types', 'token_endpoint_auth_method'],
   },
   project: {
-    verbs: ['created'],
-    fields: ['name'],
+    verbs: ['created', 'updated'],
+    fields: ['name', 'display_name', 'logo_url', 'accent_color', 'home_url'],
   },
   api_key: {
     verbs: ['created', 'revoked'],

@@ -4,6 +4,12 @@
  */
 const NAME = '^[A-Z0-9]+(_[A-Z0-9]+)*$';
 
+/** Where the end user finds the credentials: shown on the connect page beside the form. */
+const credentialsHint = {
+  hint: { type: 'string', minLength: 1, maxLength: 300 },
+  hint_url: { type: 'string', format: 'uri', pattern: '^https://' },
+};
+
 const apiKeyScheme = {
   type: 'object',
   additionalProperties: false,
@@ -12,6 +18,7 @@ const apiKeyScheme = {
     location: { enum: ['header', 'query', 'cookie', 'body'] },
     name: { type: 'string', minLength: 1 },
     prefix: { type: ['string', 'null'] },
+    ...credentialsHint,
   },
 };
 
@@ -66,10 +73,16 @@ const oauth2Scheme = {
       additionalProperties: { type: 'string' },
       propertyNames: { not: { enum: OAUTH2_FLOW_PARAMS } },
     },
+    /** Plain words for scopes, shown to the end user before the authorization (scopes without one are listed as is). */
+    scope_descriptions: {
+      type: 'object',
+      additionalProperties: { type: 'string', minLength: 1, maxLength: 200 },
+    },
   },
 };
 
 const emptyScheme = { type: 'object', additionalProperties: false, properties: {} };
+const credentialsScheme = { type: 'object', additionalProperties: false, properties: credentialsHint };
 
 export const APP_FILE_SCHEMA = {
   type: 'object',
@@ -104,8 +117,8 @@ export const APP_FILE_SCHEMA = {
       properties: {
         no_auth: emptyScheme,
         api_key: apiKeyScheme,
-        http_basic: emptyScheme,
-        http_bearer: emptyScheme,
+        http_basic: credentialsScheme,
+        http_bearer: credentialsScheme,
         oauth2: oauth2Scheme,
       },
     },

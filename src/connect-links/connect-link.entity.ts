@@ -34,6 +34,10 @@ export class ConnectLinkEntity {
   @Column('varchar', { length: 255 })
   linked_account_owner_id: string;
 
+  /** How the page names the end user, when the developer gave it (the owner id is never shown then). */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  owner_display_name: string | null;
+
   /** SHA-256 (hex) of the link's token. */
   @Index({ unique: true })
   @Column('text')

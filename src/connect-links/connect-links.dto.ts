@@ -27,6 +27,16 @@ export class ConnectLinkCreate {
   })
   linked_account_owner_id: string;
 
+  @OptionalString({
+    description:
+      'How the page names the end user (e.g. their name or email address in your app), instead of ' +
+      'linked_account_owner_id, which the page then never shows',
+    minLength: 1,
+    maxLength: 255,
+    example: 'Alice Martin',
+  })
+  owner_display_name?: string;
+
   @httpUrl()
   @OptionalString({
     description:
@@ -89,6 +99,9 @@ export class ConnectLinkPublic {
 
   @ApiProperty({ example: 'user-42' })
   linked_account_owner_id: string;
+
+  @ApiPropertyOptional({ description: 'The display name given at creation, if any', example: 'Alice Martin' })
+  owner_display_name?: string;
 
   @ApiProperty({ enum: CONNECT_LINK_STATUSES, enumName: 'ConnectLinkStatus' })
   status: ConnectLinkStatus;

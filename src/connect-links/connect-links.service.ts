@@ -33,6 +33,8 @@ export const CONNECT_PATH = '/connect';
 export interface ConnectLinkRequest {
   appName: string;
   ownerId: string;
+  /** How the page names the owner instead of the id. */
+  ownerDisplayName?: string;
   afterLinkRedirectUrl?: string;
   webhookUrl?: string;
   expiresInSeconds?: number;
@@ -77,6 +79,7 @@ export class ConnectLinksService {
     const created = await this.create(projectId, actor, {
       appName: input.app_name,
       ownerId: input.linked_account_owner_id,
+      ownerDisplayName: input.owner_display_name,
       afterLinkRedirectUrl: input.after_link_redirect_url,
       webhookUrl: input.webhook_url,
       expiresInSeconds: input.expires_in_seconds,
@@ -125,6 +128,7 @@ export class ConnectLinksService {
       project_id: projectId,
       app_name: app.name,
       linked_account_owner_id: request.ownerId,
+      owner_display_name: request.ownerDisplayName?.trim() || null,
       token_hash: hashBearerSecret(token),
       status: 'pending',
       linked_account_id: null,
@@ -235,6 +239,7 @@ function toPublic(link: ConnectLinkEntity): ConnectLinkPublic {
     id: link.id,
     app_name: link.app_name,
     linked_account_owner_id: link.linked_account_owner_id,
+    ...(link.owner_display_name ? { owner_display_name: link.owner_display_name } : {}),
     status: statusOf(link),
     ...(link.linked_account_id ? { linked_account_id: link.linked_account_id } : {}),
     expires_at: link.expires_at.toISOString(),

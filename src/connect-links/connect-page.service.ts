@@ -8,7 +8,10 @@ import { AppConfig } from '../config/app-config.js';
 import type { LinkedAccountCredentials } from '../linked-accounts/credentials.js';
 import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
+import { describedScopes, requestedScope } from '../oauth2/oauth2-client.js';
 import { OAuth2Service } from '../oauth2/oauth2.service.js';
+import { plainProviderError } from '../oauth2/provider-errors.js';
+import type { ProjectEntity } from '../projects/project.entity.js';
 import type { ConnectLinkEntity } from './connect-link.entity.js';
 import {
   ConnectPageError,
@@ -21,7 +24,16 @@ import {
 } from './connect-links.errors.js';
 import { ConnectLinksRepository } from './connect-links.repository.js';
 import { CONNECT_PATH, ConnectLinksService, statusOf } from './connect-links.service.js';
-import { type LinkView, linkPage, messagePage, type PageResponse, seeOther, successPage } from './connect-page.js';
+import {
+  brandOf,
+  type FieldErrors,
+  type LinkView,
+  linkPage,
+  messagePage,
+  type PageResponse,
+  seeOther,
+  successPage,
+} from './connect-page.js';
 
 export const COOKIE_NAME = 'patchbay_connect';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,22 +61,24 @@ export interface TokenCookie {
 
 type FormScheme = 'api_key' | 'http_basic' | 'http_bearer' | 'no_auth';
 
-/** The fields each scheme's form posts, with their labels for messages. */
-const FORM_FIELDS: Record<FormScheme, [field: string, label: string][]> = {
-  api_key: [['api_key', 'API key']],
+/** The fields each scheme's form posts, with the message shown beside an empty one. */
+const FORM_FIELDS: Record<FormScheme, [field: string, missing: string][]> = {
+  api_key: [['api_key', 'Enter your API key.']],
   http_basic: [
-    ['username', 'User name'],
-    ['password', 'Password'],
+    ['username', 'Enter your user name.'],
+    ['password', 'Enter your password.'],
   ],
-  http_bearer: [['token', 'Token']],
+  http_bearer: [['token', 'Enter your token.']],
   no_auth: [],
 };
 
 interface UsableLink {
   link: ConnectLinkEntity;
   app: AppEntity;
-  projectName: string;
+  project: ProjectEntity;
   scheme: LinkView['scheme'];
+  /** The configuration's `security_scheme_overrides` (its OAuth 2.0 scope wins over the catalogue's). */
+  overrides: Record<string, Record<string, unknown>> | null;
   token: string;
 }
 
@@ -106,11 +120,11 @@ export class ConnectPageService {
         },
         location: `${CONNECT_PATH}/${link.id}`,
       };
-    });
+    }, linkId);
   }
 
   view(request: PageRequest): Promise<PageResponse> {
-    return this.page(async () => linkPage(this.viewOf(await this.usableLink(request))));
+    return this.page(async () => linkPage(this.viewOf(await this.usableLink(request))), request.linkId);
   }
 
   /** A form post of a non-OAuth scheme: validate, link (or re-link in place), use the link up. */
@@ -122,12 +136,17 @@ export class ConnectPageService {
         return seeOther(`${CONNECT_PATH}/${link.id}`);
       }
       const values: Record<string, string> = {};
-      for (const [field, label] of FORM_FIELDS[scheme]) {
+      const fieldErrors: FieldErrors = {};
+      for (const [field, missing] of FORM_FIELDS[scheme]) {
         const value = form[field];
         if (typeof value !== 'string' || value.trim() === '') {
-          return linkPage({ ...this.viewOf(usableLink), error: `${label} is required.` }, 422);
+          fieldErrors[field] = missing;
+        } else {
+          values[field] = value;
         }
-        values[field] = value;
+      }
+      if (Object.keys(fieldErrors).length > 0) {
+        return linkPage({ ...this.viewOf(usableLink), fieldErrors }, 422);
       }
       if (!(await this.connectLinks.claim(link))) {
         throw await this.unusableNow(link);
@@ -155,7 +174,7 @@ export class ConnectPageService {
       }
       await this.connectLinks.attach(link, linkedAccountId);
       return this.done(usableLink, linkedAccountId);
-    });
+    }, request.linkId);
   }
 
   /** The oauth2 button: starts the authorization-code flow, which comes back to `oauth2Return`. */
@@ -180,7 +199,7 @@ export class ConnectPageService {
         throw error;
       }
       return seeOther(url);
-    });
+    }, request.linkId);
   }
 
   /**
@@ -194,8 +213,11 @@ export class ConnectPageService {
       if (query.status !== 'success') {
         const code = typeof query.error === 'string' ? query.error : 'oauth2_error';
         this.connectLinks.fail(link, code);
-        const reason = typeof query.error_description === 'string' ? query.error_description : code;
-        return linkPage({ ...this.viewOf(usableLink), error: `Linking failed: ${reason}` }, 400);
+        // Plain words only: the provider's code and text are for the developer (the webhook, the logs).
+        return linkPage(
+          { ...this.viewOf(usableLink), error: plainProviderError(code, usableLink.app.display_name) },
+          400,
+        );
       }
       const accountId = typeof query.linked_account_id === 'string' ? query.linked_account_id : '';
       const account = UUID.test(accountId) ? await this.accountRows.findForProject(link.project_id, accountId) : null;
@@ -213,7 +235,7 @@ export class ConnectPageService {
         throw await this.unusableNow(link);
       }
       return this.done(usableLink, account.id);
-    });
+    }, request.linkId);
   }
 
   /** Why a link that was usable a moment ago is not any more (another post won, or it expired). */
@@ -234,7 +256,7 @@ export class ConnectPageService {
       target.searchParams.set('status', 'success');
       return seeOther(target.href, clear);
     }
-    const page = successPage(app.display_name);
+    const page = successPage(app.display_name, brandOf(usableLink.project));
     return { ...page, headers: { ...page.headers, ...clear } };
   }
 
@@ -269,8 +291,9 @@ export class ConnectPageService {
     return {
       link: full,
       app: full.app,
-      projectName: full.project.name,
+      project: full.project,
       scheme: configuration.security_scheme,
+      overrides: configuration.security_scheme_overrides ?? null,
       token: request.cookieToken as string,
     };
   }
@@ -299,16 +322,24 @@ export class ConnectPageService {
     return link;
   }
 
-  private viewOf({ link, app, projectName, scheme, token }: UsableLink): LinkView {
-    const authorizeUrl = scheme === 'oauth2' ? app.security_schemes.oauth2?.authorize_url : undefined;
+  private viewOf({ link, app, project, scheme, overrides, token }: UsableLink): LinkView {
+    const oauth2 = scheme === 'oauth2' ? app.security_schemes.oauth2 : undefined;
+    const authorizeUrl = oauth2?.authorize_url;
+    const hintOf =
+      scheme === 'api_key' || scheme === 'http_basic' || scheme === 'http_bearer'
+        ? app.security_schemes[scheme]
+        : undefined;
     return {
       linkId: link.id,
+      brand: brandOf(project, link.after_link_redirect_url),
       appDisplayName: app.display_name,
       appDescription: app.description,
       appLogo: app.logo?.startsWith('data:image/') ? app.logo : null,
-      projectName,
-      ownerId: link.linked_account_owner_id,
+      ownerName: link.owner_display_name || link.linked_account_owner_id,
       scheme,
+      scopes: oauth2 ? describedScopes(requestedScope(oauth2, overrides?.oauth2), oauth2.scope_descriptions) : [],
+      hint: typeof hintOf?.hint === 'string' ? hintOf.hint : null,
+      hintUrl: typeof hintOf?.hint_url === 'string' && hintOf.hint_url.startsWith('https://') ? hintOf.hint_url : null,
       csrfToken: csrfToken(token, link.id),
       formTargets: [
         typeof authorizeUrl === 'string' ? originOf(authorizeUrl) : undefined,
@@ -317,13 +348,20 @@ export class ConnectPageService {
     };
   }
 
-  /** Every ConnectPageError becomes its page; other errors stay errors (a 500 and a logged stack). */
-  private async page<T>(work: () => Promise<T>): Promise<T | PageResponse> {
+  /**
+   * Every ConnectPageError becomes its page; other errors stay errors (a 500 and a logged stack). The page of a
+   * known link shows the developer's branding and the way back; a 404 shows neither, so that it tells a wrong
+   * token from an unknown link no more than before.
+   */
+  private async page<T>(work: () => Promise<T>, linkId?: string): Promise<T | PageResponse> {
     try {
       return await work();
     } catch (error) {
       if (error instanceof ConnectPageError) {
-        return messagePage(error.status, error.title, error.message);
+        const link =
+          error.status !== 404 && linkId && UUID.test(linkId) ? await this.links.findWithAppAndProject(linkId) : null;
+        const brand = link?.project ? brandOf(link.project, link.after_link_redirect_url) : undefined;
+        return messagePage(error.status, error.title, error.message, brand);
       }
       throw error;
     }

@@ -9,6 +9,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { SecretBox } from '../../libs/common/src/index.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
+import { brandOf } from '../connect-links/connect-page.js';
 import { AppConfig } from '../config/app-config.js';
 import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
 import type { McpIdentityProviderEntity } from './identity-provider.entity.js';
@@ -255,8 +256,14 @@ export class AuthorizationServer {
         }
         return {};
       },
-      renderError: (ctx: KoaContext, out: { error?: string; error_description?: string }) => {
-        const page = errorPage(400, 'Sign-in failed', plainOAuthError(out.error, out.error_description));
+      renderError: async (ctx: KoaContext, out: { error?: string; error_description?: string }) => {
+        const project = await repository.findProject(projectId);
+        const page = errorPage(
+          400,
+          'Sign-in failed',
+          plainOAuthError(out.error, out.error_description),
+          project ? brandOf(project) : undefined,
+        );
         ctx.type = 'html';
         for (const [name, value] of Object.entries(page.headers)) {
           ctx.set(name, value);
@@ -341,6 +348,18 @@ export function plainOAuthError(error: string | undefined, description: string |
       return `The app that sent you here made an incomplete or invalid request${description ? ` (${description})` : ''}. Nothing was shared.`;
     case 'access_denied':
       return 'You declined access. Nothing was shared.';
+    case 'unauthorized_client':
+    case 'unsupported_response_type':
+      return 'The sign-in service does not allow this kind of sign-in for this app. Nothing was shared.';
+    case 'invalid_scope':
+      return 'The sign-in service does not recognise the permissions that were asked for. Nothing was shared.';
+    case 'server_error':
+      return 'The sign-in service had a problem on its side. Nothing was shared; try again in a moment.';
+    case 'temporarily_unavailable':
+      return 'The sign-in service is busy or down for maintenance. Nothing was shared; try again later.';
+    case 'login_required':
+    case 'interaction_required':
+      return 'You need to sign in to continue. Nothing was shared.';
     default:
       return `Sign-in could not be completed${description ? ` (${description})` : ''}. Nothing was shared.`;
   }

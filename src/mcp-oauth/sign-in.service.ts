@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
-import { seeOther, type PageResponse } from '../connect-links/connect-page.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
+import { type Brand, brandOf, seeOther, type PageResponse } from '../connect-links/connect-page.js';
 import { AppConfig } from '../config/app-config.js';
 import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
 import { MCP_TOKEN_PREFIX } from '../mcp/mcp-tokens.service.js';
@@ -16,6 +16,8 @@ import { MCP_SCOPE, projectMcpPath, projectMcpUrl } from './mcp-oauth.paths.js';
 import { consentPage, errorPage } from './sign-in-pages.js';
 
 const SIGN_IN_TTL_S = 600;
+/** Records of the signed-in user's name at the identity provider, by owner id, read by the consent page. */
+const OWNER_NAME = 'OwnerName';
 
 /** What the controller reads from a browser request for the sign-in and consent pages. */
 export interface BrowserRequest {
@@ -54,28 +56,31 @@ export class SignInService {
   /** GET of an interaction: to the identity provider for a login, or the consent page. */
   async showInteraction(projectId: string, uid: string, request: BrowserRequest): Promise<PageResponse> {
     const provider = await this.server.providerFor(projectId);
+    const brand = await this.brand(projectId);
     if (!provider) {
-      return notSetUp();
+      return notSetUp(brand);
     }
     const details = await this.details(projectId, uid, request);
     if (!details) {
-      return expired();
+      return expired(brand);
     }
     if (details.prompt.name === 'login') {
-      return this.startSignIn(projectId, uid);
+      return this.startSignIn(projectId, uid, brand);
     }
-    const project = await this.repository.findProject(projectId);
     const clientId = String(details.params.client_id);
-    const mcpClient = await provider.Client.find(clientId);
     const redirectUri = String(details.params.redirect_uri);
+    const mcpClient = await provider.Client.find(clientId);
+    const ownerId = details.session?.accountId ?? '';
+    const named = ownerId ? await this.repository.findRecord(projectId, OWNER_NAME, { id: ownerId }) : null;
     return consentPage({
       action: `${projectMcpPath(projectId)}/interaction/${uid}`,
       csrfToken: await this.csrfToken(projectId, uid),
-      projectName: project?.name ?? 'this project',
-      clientName: mcpClient?.clientName || new URL(redirectUri).host,
+      brand: brand ?? { name: 'this project', logo: null, accent: null, backUrl: null },
+      clientName: await this.clientName(provider, clientId, redirectUri),
       clientUri: mcpClient?.clientUri ?? null,
       redirectOrigin: new URL(redirectUri).origin,
-      ownerId: details.session?.accountId ?? '',
+      ownerId,
+      ownerName: typeof named?.payload.name === 'string' ? named.payload.name : null,
       apps: await this.repository.enabledApps(projectId),
     });
   }
@@ -88,19 +93,20 @@ export class SignInService {
     form: Record<string, unknown>,
   ): Promise<PageResponse> {
     const provider = await this.server.providerFor(projectId);
+    const brand = await this.brand(projectId);
     if (!provider) {
-      return notSetUp();
+      return notSetUp(brand);
     }
     if (!sameSite(request, this.config.publicBaseUrl)) {
-      return errorPage(403, 'Request refused', 'This form can only be sent from its own page.');
+      return errorPage(403, 'Request refused', 'This form can only be sent from its own page.', brand);
     }
     const csrf = form.csrf_token;
     if (typeof csrf !== 'string' || !safeEqual(csrf, await this.csrfToken(projectId, uid))) {
-      return errorPage(403, 'Request refused', 'This form can only be sent from its own page.');
+      return errorPage(403, 'Request refused', 'This form can only be sent from its own page.', brand);
     }
     const details = await this.details(projectId, uid, request);
     if (!details || details.prompt.name !== 'consent' || !details.session?.accountId) {
-      return expired();
+      return expired(brand);
     }
     if (form.decision !== 'allow') {
       const returnTo = await provider.interactionResult(
@@ -112,7 +118,8 @@ export class SignInService {
       return seeOther(returnTo);
     }
     const accountId = details.session.accountId;
-    const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    const clientId = String(details.params.client_id);
+    const grant = new provider.Grant({ accountId, clientId });
     // Exactly what the authorization request asked for (oidc-provider lists it); the resource can only be
     // this project's MCP address (the authorization server refuses any other).
     const missing = details.prompt.details as {
@@ -140,6 +147,8 @@ export class SignInService {
       // Never handed out: the OAuth tokens stand for this MCP token.
       token_hash: hashBearerSecret(newBearerSecret(MCP_TOKEN_PREFIX)),
       expires_at: new Date(Date.now() + TOKEN_TTL_DEFAULT_S * 1000),
+      client_id: clientId,
+      client_name: await this.clientName(provider, clientId, String(details.params.redirect_uri)),
     };
     await this.repository.insertGrantToken(token);
     // The end user's consent: recorded right after the insert (a single statement, no transaction to share).
@@ -148,7 +157,7 @@ export class SignInService {
       actor: SYSTEM_ACTOR,
       action: 'mcp_token.created',
       resourceId: token.id,
-      after: { ...token, oauth_client_id: String(details.params.client_id) },
+      after: { ...token, oauth_client_id: clientId },
     });
     const returnTo = await provider.interactionResult(request.raw, request.rawReply, { consent: { grantId } });
     return seeOther(returnTo);
@@ -158,13 +167,19 @@ export class SignInService {
   async signInCallback(projectId: string, query: Record<string, unknown>): Promise<PageResponse> {
     const provider = await this.server.providerFor(projectId);
     const idp = provider ? await this.identityProviders.clientFor(projectId) : null;
+    const brand = await this.brand(projectId);
     if (!provider || !idp) {
-      return notSetUp();
+      return notSetUp(brand);
     }
     const state = typeof query.state === 'string' ? query.state : '';
     const row = state ? await this.repository.findRecord(projectId, 'SignIn', { id: state }) : null;
     if (!row) {
-      return errorPage(400, 'Sign-in failed', 'This sign-in is unknown or expired. Go back to the app and try again.');
+      return errorPage(
+        400,
+        'Sign-in failed',
+        'This sign-in is unknown or expired. Go back to the app and try again.',
+        brand,
+      );
     }
     // A state works once.
     await this.repository.destroyRecord(projectId, 'SignIn', state);
@@ -175,6 +190,7 @@ export class SignInService {
         400,
         'Sign-in failed',
         plainOAuthError(query.error, typeof query.error_description === 'string' ? query.error_description : undefined),
+        brand,
       );
     }
     const callbackUrl = new URL(idp.redirectUri);
@@ -184,6 +200,7 @@ export class SignInService {
       }
     }
     let ownerId: string | undefined;
+    let ownerName: string | undefined;
     try {
       const tokens = await client.authorizationCodeGrant(idp.configuration, callbackUrl, {
         pkceCodeVerifier: this.secretBox.open(saved.verifier),
@@ -203,27 +220,56 @@ export class SignInService {
       if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
         ownerId = String(value).slice(0, 255);
       }
+      // The user's own name, for the consent page, when the provider gives one (the `profile` scope).
+      if (typeof claims.name === 'string' && claims.name.trim() !== '' && idp.ownerClaim !== 'name') {
+        ownerName = claims.name.trim().slice(0, 255);
+      }
     } catch (error) {
       this.logger.warn(`Sign-in at the identity provider of project ${projectId} failed: ${(error as Error).message}`);
-      return errorPage(400, 'Sign-in failed', 'Your sign-in could not be confirmed. Go back to the app and try again.');
+      return errorPage(
+        400,
+        'Sign-in failed',
+        'Your sign-in could not be confirmed. Go back to the app and try again.',
+        brand,
+      );
     }
     if (!ownerId) {
       return errorPage(
         400,
         'Sign-in failed',
         `Your account has no ${idp.ownerClaim}, which this project needs to know who you are.`,
+        brand,
       );
     }
     const interaction = await provider.Interaction.find(saved.uid);
     if (!interaction) {
-      return expired();
+      return expired(brand);
+    }
+    if (ownerName) {
+      await this.repository.upsertRecord(projectId, OWNER_NAME, ownerId, { name: ownerName }, SIGN_IN_TTL_S);
     }
     interaction.result = { login: { accountId: ownerId } };
     await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
     return seeOther(interaction.returnTo);
   }
 
-  private async startSignIn(projectId: string, uid: string): Promise<PageResponse> {
+  /** The project's branding for its pages (null for a project that does not exist). */
+  private async brand(projectId: string): Promise<Brand | undefined> {
+    const project = await this.repository.findProject(projectId);
+    return project ? brandOf(project) : undefined;
+  }
+
+  /** How the pages and the token list name an MCP client: its registered client_name, else its return host. */
+  private async clientName(
+    provider: NonNullable<Awaited<ReturnType<AuthorizationServer['providerFor']>>>,
+    clientId: string,
+    redirectUri: string,
+  ): Promise<string> {
+    const mcpClient = await provider.Client.find(clientId);
+    return mcpClient?.clientName || new URL(redirectUri).host;
+  }
+
+  private async startSignIn(projectId: string, uid: string, brand: Brand | undefined): Promise<PageResponse> {
     let idp;
     try {
       idp = await this.identityProviders.clientFor(projectId);
@@ -233,10 +279,11 @@ export class SignInService {
         502,
         'Sign-in unavailable',
         'The sign-in service of this app cannot be reached. Try again later.',
+        brand,
       );
     }
     if (!idp) {
-      return notSetUp();
+      return notSetUp(brand);
     }
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
@@ -290,15 +337,16 @@ export class SignInService {
   }
 }
 
-function notSetUp(): PageResponse {
-  return errorPage(404, 'Sign-in is not set up', 'This project has not set up sign-in for MCP clients.');
+function notSetUp(brand: Brand | undefined): PageResponse {
+  return errorPage(404, 'Sign-in is not set up', 'This project has not set up sign-in for MCP clients.', brand);
 }
 
-function expired(): PageResponse {
+function expired(brand: Brand | undefined): PageResponse {
   return errorPage(
     400,
     'This sign-in has expired',
     'This page is no longer valid (it expired, or was opened in another browser). Go back to the app and connect again.',
+    brand,
   );
 }
 

@@ -35,6 +35,13 @@ export class McpTokenEntity {
   @Column({ type: 'timestamptz', nullable: true })
   revoked_at: Date | null;
 
+  /** For a token an MCP client got by signing the user in (OAuth): the client's id and registered name. */
+  @Column({ type: 'text', nullable: true })
+  client_id: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  client_name: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   created_at: Date;
 }

@@ -1,11 +1,18 @@
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
 import type { Actor } from '../audit/actor.js';
 import { CurrentActor } from '../projects/current-actor.decorator.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
-import { McpTokenCreate, McpTokenCreated, McpTokenPath } from './mcp.dto.js';
+import { McpTokenCreate, McpTokenCreated, McpTokenPath, McpTokenPublic } from './mcp.dto.js';
 import { McpTokensService } from './mcp-tokens.service.js';
 
 @ApiTags('mcp')
@@ -30,6 +37,19 @@ export class McpTokensController {
     @Body() body: McpTokenCreate,
   ): Promise<McpTokenCreated> {
     return this.tokens.createToken(projectId, actor, body);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List the MCP tokens in use',
+    description:
+      'Unrevoked, unexpired owner-scoped tokens, newest first: those created with POST and those MCP clients ' +
+      'obtained by signing a user in (with the client_name they registered). Never the tokens themselves.',
+  })
+  @ApiOkResponse({ type: [McpTokenPublic] })
+  @ApiErrors([401])
+  listMcpTokens(@CurrentProject() projectId: string): Promise<McpTokenPublic[]> {
+    return this.tokens.listTokens(projectId);
   }
 
   @Delete(':id')

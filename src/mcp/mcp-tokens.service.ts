@@ -10,7 +10,7 @@ import { ApiKeyInvalidError } from '../projects/projects.errors.js';
 import { HeaderApiKeyStrategy } from '../projects/header-api-key.strategy.js';
 import { API_KEY_PREFIX } from '../projects/header-api-key.strategy.js';
 import { RefusedCredentials } from '../projects/refused-credentials.js';
-import { type McpTokenCreate, type McpTokenCreated, TOKEN_TTL_DEFAULT_S } from './mcp.dto.js';
+import { type McpTokenCreate, type McpTokenCreated, type McpTokenPublic, TOKEN_TTL_DEFAULT_S } from './mcp.dto.js';
 import { McpCredentialsInvalidError, McpTokenNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
 import { AuthorizationServer } from '../mcp-oauth/authorization-server.js';
@@ -62,6 +62,8 @@ export class McpTokensService {
       apps,
       token_hash: hashBearerSecret(token),
       expires_at: new Date(Date.now() + ttl * 1000),
+      client_id: null,
+      client_name: null,
     });
     // Recorded right after the insert (a single statement, no transaction to share).
     await this.audit.record({ projectId, actor, action: 'mcp_token.created', resourceId: row.id, after: row });
@@ -73,6 +75,19 @@ export class McpTokensService {
       linked_account_owner_id: row.linked_account_owner_id,
       apps: row.apps,
     };
+  }
+
+  /** The project's usable tokens, those created here and those MCP clients got by signing users in. */
+  async listTokens(projectId: string): Promise<McpTokenPublic[]> {
+    return (await this.repository.listUsableTokens(projectId, new Date())).map((row) => ({
+      id: row.id,
+      linked_account_owner_id: row.linked_account_owner_id,
+      apps: row.apps,
+      client_name: row.client_name,
+      client_id: row.client_id,
+      expires_at: row.expires_at.toISOString(),
+      created_at: row.created_at.toISOString(),
+    }));
   }
 
   async revokeToken(projectId: string, actor: Actor, id: string): Promise<void> {

@@ -55,6 +55,37 @@ export class McpTokenCreated {
   apps: string[] | null;
 }
 
+/** A token as listed: never the token itself. */
+export class McpTokenPublic {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'user-42' })
+  linked_account_owner_id: string;
+
+  @ApiProperty({ type: [String], nullable: true, description: 'Apps the token is limited to; null for all' })
+  apps: string[] | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'For a token an MCP client obtained by signing the user in (OAuth): the client_name it registered with ' +
+      '(its address when it gave none); null for a token created with POST /v1/mcp/tokens',
+    example: 'Claude',
+  })
+  client_name: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The OAuth client_id of that MCP client; null likewise' })
+  client_id: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  expires_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
 export class McpTokenPath {
   @RequiredUuid({ description: 'Id of the MCP token' })
   id: string;

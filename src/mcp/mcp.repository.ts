@@ -22,6 +22,14 @@ export class McpRepository {
     return this.tokens.findOneByOrFail({ id: row.id });
   }
 
+  /** A project's unrevoked, unexpired tokens, newest first. */
+  listUsableTokens(projectId: string, now: Date): Promise<McpTokenEntity[]> {
+    return this.tokens.find({
+      where: { project_id: projectId, revoked_at: IsNull(), expires_at: MoreThan(now) },
+      order: { created_at: 'DESC', id: 'ASC' },
+    });
+  }
+
   /** The unrevoked, unexpired token with this hash. */
   findUsableToken(tokenHash: string, now: Date): Promise<McpTokenEntity | null> {
     return this.tokens.findOneBy({ token_hash: tokenHash, revoked_at: IsNull(), expires_at: MoreThan(now) });

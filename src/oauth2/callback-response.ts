@@ -1,11 +1,19 @@
 import type { DomainError } from '../../libs/common/src/index.js';
+import { type Brand, messagePage, successPage } from '../connect-links/connect-page.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
+import { plainProviderError } from './provider-errors.js';
 
 /** The callback's HTTP answer, decided by the service and written as is by the controller. */
 export interface CallbackResponse {
   status: number;
   headers: Record<string, string>;
   body?: string;
+}
+
+/** What a page of the callback shows besides the outcome: the linked app's name and the developer's branding. */
+export interface CallbackPageContext {
+  appDisplayName: string;
+  brand?: Brand;
 }
 
 /** Whether the requester (a browser landing on the callback) prefers a page over JSON. */
@@ -19,13 +27,13 @@ const PRIVATE_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-re
 export function linkedResponse(
   account: LinkedAccountPublic,
   redirectUrl: string | null,
-  html: boolean,
+  page: CallbackPageContext | null,
 ): CallbackResponse {
   if (redirectUrl) {
     return redirect(redirectUrl, { linked_account_id: account.id, status: 'success' });
   }
-  if (html) {
-    return page(200, 'Account linked', `Your ${account.app_name} account is now linked. You can close this window.`);
+  if (page) {
+    return successPage(page.appDisplayName, page.brand);
   }
   return {
     status: 200,
@@ -37,7 +45,7 @@ export function linkedResponse(
 export function failedResponse(
   error: DomainError & { code?: string },
   redirectUrl: string | null,
-  html: boolean,
+  page: CallbackPageContext | null,
 ): CallbackResponse {
   if (redirectUrl) {
     return redirect(redirectUrl, {
@@ -46,8 +54,15 @@ export function failedResponse(
       error_description: error.message,
     });
   }
-  if (html) {
-    return page(error.status, 'Linking failed', error.message);
+  if (page) {
+    // Plain words first; the technical message (with the provider's own text, escaped) only as a reference.
+    return messagePage(
+      error.status,
+      'Linking failed',
+      plainProviderError(error.code ?? 'server_error', page.appDisplayName),
+      page.brand,
+      `Details for support: ${error.message}`,
+    );
   }
   return {
     status: error.status,
@@ -63,35 +78,4 @@ function redirect(target: string, outcome: Record<string, string>): CallbackResp
     url.searchParams.set(key, value);
   }
   return { status: 302, headers: { ...PRIVATE_HEADERS, location: url.href } };
-}
-
-function page(status: number, title: string, message: string): CallbackResponse {
-  const body = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style>
-</head>
-<body>
-<h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(message)}</p>
-</body>
-</html>
-`;
-  return {
-    status,
-    headers: {
-      ...PRIVATE_HEADERS,
-      'content-type': 'text/html; charset=utf-8',
-      // The page shows text only: no script, frame or outside resource may ever run in it.
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    },
-    body,
-  };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

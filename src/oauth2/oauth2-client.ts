@@ -49,3 +49,22 @@ export function resolveOAuth2Client(
     scope: typeof override?.scope === 'string' ? override.scope : undefined,
   };
 }
+
+/** The scope an authorization asks for: the override's when it has one, else the catalogue's. */
+export function requestedScope(
+  scheme: Partial<Pick<OAuth2Settings, 'scope'>> | undefined,
+  override: OAuth2Override | undefined,
+): string {
+  return (typeof override?.scope === 'string' ? override.scope : (scheme?.scope ?? '')).trim();
+}
+
+/** Each scope of `scope` with the catalogue's plain words for it, when it has them. */
+export function describedScopes(
+  scope: string,
+  descriptions: Record<string, string> | undefined,
+): { scope: string; description: string | null }[] {
+  return [...new Set(scope.split(/\s+/).filter(Boolean))].map((name) => ({
+    scope: name,
+    description: typeof descriptions?.[name] === 'string' ? descriptions[name] : null,
+  }));
+}

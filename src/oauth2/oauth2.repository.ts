@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, LessThan } from 'typeorm';
+import { AppEntity } from '../apps/app.entity.js';
+import { ProjectEntity } from '../projects/project.entity.js';
 import { OAuth2StateEntity } from './oauth2-state.entity.js';
 
 /** A state row as the service builds it; the creation time is the database's. */
@@ -33,6 +35,18 @@ export class OAuth2Repository {
       .execute();
     const rows = result.raw as OAuth2StateEntity[];
     return rows[0] ?? null;
+  }
+
+  /** What a callback page shows of a flow: its project (the developer's branding) and its app's display name. */
+  async findPageContext(
+    projectId: string,
+    appName: string,
+  ): Promise<{ project: ProjectEntity | null; appDisplayName: string | null }> {
+    const project = await this.dataSource.getRepository(ProjectEntity).findOneBy({ id: projectId });
+    const app = await this.dataSource
+      .getRepository(AppEntity)
+      .findOne({ where: { name: appName }, select: { name: true, display_name: true } });
+    return { project, appDisplayName: app?.display_name ?? null };
   }
 
   /** Forgets flows that expired before `before`; flows nobody finished would otherwise stay forever. */

@@ -10,8 +10,14 @@ import { SYSTEM_ACTOR } from '../audit/actor.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
-import { resolveOAuth2Client } from './oauth2-client.js';
-import { type CallbackResponse, failedResponse, linkedResponse } from './callback-response.js';
+import { brandOf } from '../connect-links/connect-page.js';
+import { requestedScope, resolveOAuth2Client } from './oauth2-client.js';
+import {
+  type CallbackPageContext,
+  type CallbackResponse,
+  failedResponse,
+  linkedResponse,
+} from './callback-response.js';
 import type { OAuth2StateEntity } from './oauth2-state.entity.js';
 import type { OAuth2CallbackQuery, OAuth2LinkStart, OAuth2LinkStartQuery } from './oauth2.dto.js';
 import {
@@ -87,23 +93,40 @@ export class OAuth2Service {
    */
   async handleOAuth2Callback(query: OAuth2CallbackQuery, html: boolean): Promise<CallbackResponse> {
     let redirectUrl: string | null = null;
+    let flow: OAuth2StateEntity | null = null;
     try {
       if (!query.state) {
         throw new OAuth2StateMissingError();
       }
-      const flow = await this.states.consume(hashBearerSecret(query.state));
+      flow = await this.states.consume(hashBearerSecret(query.state));
       if (!flow) {
         throw new OAuth2StateUnknownError();
       }
       redirectUrl = flow.after_redirect_url;
       const account = await this.completeLinking(flow, query.state, query);
-      return linkedResponse(account, redirectUrl, html);
+      return linkedResponse(account, redirectUrl, await this.pageContext(html, redirectUrl, flow));
     } catch (error) {
       if (error instanceof DomainError) {
-        return failedResponse(error, redirectUrl, html);
+        return failedResponse(error, redirectUrl, await this.pageContext(html, redirectUrl, flow));
       }
       throw error;
     }
+  }
+
+  /** For a browser that stays on the callback: the app's name and the project's branding, when the flow is known. */
+  private async pageContext(
+    html: boolean,
+    redirectUrl: string | null,
+    flow: OAuth2StateEntity | null,
+  ): Promise<CallbackPageContext | null> {
+    if (!html || redirectUrl) {
+      return null;
+    }
+    if (!flow) {
+      return { appDisplayName: 'The provider' };
+    }
+    const { project, appDisplayName } = await this.states.findPageContext(flow.project_id, flow.app_name);
+    return { appDisplayName: appDisplayName ?? flow.app_name, brand: project ? brandOf(project) : undefined };
   }
 
   private async completeLinking(
@@ -194,7 +217,7 @@ export class OAuth2Service {
         tokenUrl,
         authMethod: scheme.token_endpoint_auth_method ?? 'client_secret_basic',
         redirectUri: client.redirectUrl ?? scheme.redirect_url ?? `${this.config.publicBaseUrl}${CALLBACK_PATH}`,
-        scope: (client.scope ?? scheme.scope ?? '').trim(),
+        scope: requestedScope(scheme, configuration.security_scheme_overrides?.oauth2),
         authorizeParams: scheme.authorize_params ?? {},
         resource: scheme.resource || undefined,
         tokenResponsePath: scheme.token_response_path || undefined,

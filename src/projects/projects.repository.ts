@@ -27,6 +27,21 @@ export class ProjectsRepository {
     return this.dataSource.getRepository(ProjectEntity).count();
   }
 
+  findById(id: string): Promise<ProjectEntity | null> {
+    return this.dataSource.getRepository(ProjectEntity).findOneBy({ id });
+  }
+
+  /** Changes the given columns; null when there is no such project. */
+  async update(
+    id: string,
+    changes: Partial<Pick<ProjectEntity, 'name' | 'display_name' | 'logo_url' | 'accent_color' | 'home_url'>>,
+  ): Promise<ProjectEntity | null> {
+    if (Object.keys(changes).length > 0) {
+      await this.dataSource.getRepository(ProjectEntity).update({ id }, changes);
+    }
+    return this.findById(id);
+  }
+
   exists(id: string): Promise<boolean> {
     return this.dataSource.getRepository(ProjectEntity).existsBy({ id });
   }

@@ -5,6 +5,8 @@ import type { Actor } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { API_KEY_PREFIX, HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ApiKeyExpiryInPastError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
+import type { ProjectEntity } from './project.entity.js';
+import type { ProjectPublic, ProjectUpdate } from './projects.dto.js';
 import { type NewApiKey, ProjectsRepository } from './projects.repository.js';
 
 export interface CreatedProject {
@@ -49,6 +51,42 @@ export class ProjectsService {
       await this.audit.record({ projectId, actor, action: 'api_key.created', resourceId: row.id, after: row }, manager);
     });
     return { project_id: projectId, api_key: key, api_key_id: row.id };
+  }
+
+  async getProject(projectId: string): Promise<ProjectPublic> {
+    const project = await this.projects.findById(projectId);
+    if (!project) {
+      throw new ProjectNotFoundError(projectId);
+    }
+    return toPublic(project);
+  }
+
+  /** Only the fields present change; null clears a branding field (the DTO checked each value's rule). */
+  async updateProject(projectId: string, actor: Actor, update: ProjectUpdate): Promise<ProjectPublic> {
+    const before = await this.projects.findById(projectId);
+    const changes: Parameters<ProjectsRepository['update']>[1] = {};
+    if (update.name !== undefined && update.name !== null) {
+      changes.name = update.name;
+    }
+    for (const field of ['display_name', 'logo_url', 'accent_color', 'home_url'] as const) {
+      if (update[field] !== undefined) {
+        changes[field] = field === 'accent_color' ? (update[field]?.toLowerCase() ?? null) : (update[field] ?? null);
+      }
+    }
+    const project = await this.projects.update(projectId, changes);
+    if (!project) {
+      throw new ProjectNotFoundError(projectId);
+    }
+    // Recorded right after the update (a single statement, no transaction to share); only changed fields.
+    await this.audit.record({
+      projectId,
+      actor,
+      action: 'project.updated',
+      resourceId: projectId,
+      before,
+      after: project,
+    });
+    return toPublic(project);
   }
 
   async hasProjects(): Promise<boolean> {
@@ -100,6 +138,19 @@ export class ProjectsService {
       after: { ...revoked, revoked_at: new Date() },
     });
   }
+}
+
+function toPublic(project: ProjectEntity): ProjectPublic {
+  return {
+    id: project.id,
+    name: project.name,
+    display_name: project.display_name,
+    logo_url: project.logo_url,
+    accent_color: project.accent_color,
+    home_url: project.home_url,
+    created_at: project.created_at.toISOString(),
+    updated_at: project.updated_at.toISOString(),
+  };
 }
 
 function newKey(projectId: string, expiresAt: Date | null): { key: string; row: NewApiKey } {

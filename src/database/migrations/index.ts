@@ -16,6 +16,7 @@ import { McpServers1769710000000 } from './1769710000000-McpServers.js';
 import { OwnerExecutionLimit1769800000000 } from './1769800000000-OwnerExecutionLimit.js';
 import { McpOAuth1769900000000 } from './1769900000000-McpOAuth.js';
 import { AuditEvents1770000000000 } from './1770000000000-AuditEvents.js';
+import { EndUserPages1770100000000 } from './1770100000000-EndUserPages.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   OwnerExecutionLimit1769800000000,
   McpOAuth1769900000000,
   AuditEvents1770000000000,
+  EndUserPages1770100000000,
 ];

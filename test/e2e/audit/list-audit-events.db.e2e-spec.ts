@@ -280,6 +280,17 @@ describe('GET /v1/audit-events', () => {
     expect(revoked.after?.revoked_at).toEqual(expect.any(String));
   });
 
+  it('records the project’s branding changed through PATCH /v1/project, only what changed, by the API key', async () => {
+    const patched = await app.patch('/v1/project', { accent_color: '#112233' }, { apiKey: a.apiKey });
+    expect(patched.status, patched.text).toBe(200);
+    expect(await one('project.updated', a.projectId)).toMatchObject({
+      actor_type: 'api_key',
+      actor_id: a.apiKeyId,
+      before: { accent_color: null },
+      after: { accent_color: '#112233' },
+    });
+  });
+
   it('never answers a secret: credentials, client secrets, tokens, keys, webhook addresses', async () => {
     const all = await app.get(EVENTS, { query: { limit: 100 }, apiKey: a.apiKey });
     expect(all.body.length).toBeGreaterThan(20);

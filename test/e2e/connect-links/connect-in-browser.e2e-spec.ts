@@ -28,6 +28,10 @@ const ARTEFACTS = join(process.cwd(), 'test-artefacts', 'connect-links');
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CLIENT = { client_id: 'connect-browser-client', client_secret: 'connect-browser-secret' };
+/** A 24×24 violet square with a white cross: the developer's logo, as a data: URL (the pages' img-src allows data: and the logo's address). */
+const LOGO =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAeUlEQVR42rWVSxKAIAxDcxwv54E5DbpRGBwg1EeHFaQp9BOUHzuPFFivu3JlYZaWaImrcdR3K8By76h3sMRSiHyuHkwOyAHIh47DyAw7vaycRDjpk5nUaRHkl3ncFvuJmKcxyWbKzzQkMyLM0DIywggbJrW8+P/8ji5AdohlV01BOgAAAABJRU5ErkJggg==';
+const ACCENT = '#6d28d9';
 
 interface AxeViolation {
   id: string;
@@ -151,6 +155,157 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   );
 
   it.skipIf(!hasChromium)(
+    title(
+      "branded page: the developer's name, logo and colour, the user's display name, an article by sound, the " +
+        "catalogue's hint, field errors tied to their inputs, and Back to the app after linking",
+    ),
+    async () => {
+      const branded = await app.ctx.newProject('acme-production');
+      const brandingSet = await app.patch(
+        '/v1/project',
+        { display_name: 'Acme Assistant', logo_url: LOGO, accent_color: ACCENT, home_url: `${developerOrigin}/home` },
+        { apiKey: branded.apiKey },
+      );
+      expect(brandingSet.status, brandingSet.text).toBe(200);
+      const catalogApp = await configuredApp(app, branded.apiKey, 'api_key', {
+        display_name: 'Airtable',
+        description: 'Bases, tables and records that work like a spreadsheet.',
+        security_schemes: {
+          api_key: {
+            location: 'header',
+            name: 'Authorization',
+            prefix: 'Bearer',
+            hint: 'Create a personal access token under Builder hub → Personal access tokens.',
+            hint_url: 'https://airtable.com/create/tokens',
+          },
+          no_auth: {},
+        },
+      });
+      const link = await createLink(app, branded.apiKey, {
+        app_name: catalogApp.name,
+        linked_account_owner_id: 'usr_7f3a91',
+        owner_display_name: 'Alice Martin',
+      });
+      const context = await (browser as Browser).newContext();
+      const page = await context.newPage();
+      const blocked: string[] = [];
+      page.on('console', (message) => {
+        if (message.text().includes('Content Security Policy')) {
+          blocked.push(message.text());
+        }
+      });
+      const opened = await page.goto(link.url);
+      const csp = opened?.headers()['content-security-policy'] ?? '';
+      expect(csp).toMatch(/style-src 'self' 'sha256-[A-Za-z0-9+/]+=*';/);
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).not.toContain('script-src');
+
+      // The developer's app: its name and logo at the top, its colour on the button (the inline style applied).
+      expect(await page.textContent('header.brand')).toBe('Acme Assistant');
+      expect(await page.evaluate<number>("document.querySelector('header.brand img').naturalWidth")).toBe(24);
+      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('button')).backgroundColor")).toBe(
+        'rgb(109, 40, 217)',
+      );
+      // The user by the name the developer gave, never the raw id; "an Airtable".
+      expect(await page.textContent('.request')).toBe(
+        'Acme Assistant asks to link an Airtable account for Alice Martin.',
+      );
+      expect(await page.content()).not.toContain('usr_7f3a91');
+      // Where to find the key, from the catalogue, tied to the input.
+      expect(await page.textContent('#credentials-hint')).toContain('Builder hub → Personal access tokens.');
+      expect(await page.getAttribute('#credentials-hint a', 'href')).toBe('https://airtable.com/create/tokens');
+      expect(await page.textContent('#credentials-hint a')).toBe('Open it on Airtable');
+      expect(await page.getAttribute('#api_key', 'aria-describedby')).toBe('credentials-hint');
+      expect(await page.getAttribute('#api_key', 'aria-invalid')).toBeNull();
+      await inspect(page, 'branded-form');
+
+      // A blank key: the message sits under the input, which says it is invalid and points to the message.
+      await page.fill('#api_key', '   ');
+      await page.click('button[type="submit"]');
+      await page.waitForSelector('.field-error');
+      expect(await page.getAttribute('#api_key', 'aria-invalid')).toBe('true');
+      expect(await page.getAttribute('#api_key', 'aria-describedby')).toBe('api_key-error credentials-hint');
+      expect(await page.textContent('#api_key-error')).toBe('Enter your API key.');
+      await inspect(page, 'branded-field-error');
+
+      await page.fill('#api_key', 'pat-branded-8c1d');
+      await page.click('button[type="submit"]');
+      await page.waitForSelector('.success');
+      expect(await page.textContent('.success')).toBe('Your Airtable account is now linked.');
+      const back = page.locator('a.button');
+      expect(await back.textContent()).toBe('Back to Acme Assistant');
+      expect(await back.getAttribute('href')).toBe(`${developerOrigin}/home`);
+      await inspect(page, 'branded-success');
+      await back.click();
+      await page.waitForURL(`${developerOrigin}/home`);
+      expect(blocked).toEqual([]);
+      await context.close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    title(
+      "expired and revoked links: a page that says so, branded, with the way back (the link's own or the home URL)",
+    ),
+    async () => {
+      const branded = await app.ctx.newProject('acme-staging');
+      await app.patch(
+        '/v1/project',
+        { display_name: 'Acme Assistant', accent_color: '#ffd60a', home_url: `${developerOrigin}/home` },
+        { apiKey: branded.apiKey },
+      );
+      const catalogApp = await configuredApp(app, branded.apiKey, 'api_key', { display_name: 'GitHub' });
+      const context = await (browser as Browser).newContext();
+      const page = await context.newPage();
+
+      const revoked = await createLink(app, branded.apiKey, {
+        app_name: catalogApp.name,
+        linked_account_owner_id: 'erin',
+        after_link_redirect_url: `${developerOrigin}/integrations`,
+      });
+      await page.goto(revoked.url);
+      expect(await page.textContent('.request')).toContain('asks to link a GitHub account for erin');
+      expect((await app.request('DELETE', `${CONNECT_LINKS}/${revoked.id}`, { apiKey: branded.apiKey })).status).toBe(
+        204,
+      );
+      expect((await page.reload())?.status()).toBe(410);
+      expect(await page.textContent('h1')).toBe('Link revoked');
+      expect(await page.getAttribute('a.button', 'href')).toBe(`${developerOrigin}/integrations`);
+      // A light accent gets dark text on its buttons (contrast checked by axe).
+      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('a.button')).color")).toBe(
+        'rgb(0, 0, 0)',
+      );
+      await inspect(page, 'revoked');
+
+      const expired = await createLink(app, branded.apiKey, {
+        app_name: catalogApp.name,
+        linked_account_owner_id: 'erin',
+      });
+      await app.dataSource.query(`UPDATE connect_links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        expired.id,
+      ]);
+      expect((await page.goto(expired.url))?.status()).toBe(410);
+      expect(await page.textContent('h1')).toBe('Link expired');
+      expect(await page.textContent('header.brand')).toBe('Acme Assistant');
+      const back = page.locator('a.button');
+      expect(await back.textContent()).toBe('Back to Acme Assistant');
+      await inspect(page, 'expired');
+      await back.click();
+      await page.waitForURL(`${developerOrigin}/home`);
+
+      // A wrong token shows no branding: the 404 tells nothing about the link.
+      const pending = await createLink(app, branded.apiKey, {
+        app_name: catalogApp.name,
+        linked_account_owner_id: 'erin',
+      });
+      expect((await page.goto(`${base}/connect/${pending.id}?token=wrong`))?.status()).toBe(404);
+      expect(await page.locator('header.brand').count()).toBe(0);
+      expect(await page.locator('a.button').count()).toBe(0);
+      await context.close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
     title('API key: open the link, fill and submit the form, see the success page and the account through the API'),
     async () => {
       const catalogApp = await configuredApp(app, project.apiKey, 'api_key', {
@@ -184,8 +339,9 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       // Spaces pass the browser's `required` check; the server answers with the form and a message.
       await page.fill('#api_key', '   ');
       await page.click('button[type="submit"]');
-      await page.waitForSelector('.error');
-      expect(await page.textContent('.error')).toBe('API key is required.');
+      await page.waitForSelector('.field-error');
+      expect(await page.textContent('#api_key-error')).toBe('Enter your API key.');
+      expect(await page.getAttribute('#api_key', 'aria-invalid')).toBe('true');
       expect(await page.inputValue('#api_key')).toBe('');
       await inspect(page, 'api-key-error');
 
@@ -236,19 +392,36 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
     title('OAuth 2.0: click through the provider and come back to the success page'),
     async () => {
       const calendar = await newOAuth2App(app, project.apiKey, {
-        scheme: oidc.scheme(),
+        scheme: oidc.scheme({ scope_descriptions: { 'calendar.read': 'See your calendars and events' } }),
         override: { ...CLIENT, redirect_url: `${base}${CALLBACK_PATH}` },
       });
       const link = await createLink(app, project.apiKey, { app_name: calendar.name, linked_account_owner_id: 'carol' });
       const context = await (browser as Browser).newContext();
       const page = await context.newPage();
       await page.goto(link.url);
+      // What the app will be able to do: the catalogue's plain words, else the scope itself.
+      expect(await page.textContent('h2')).toBe('Acme Assistant will be able to');
+      expect(await page.locator('ul.scopes li').allTextContents()).toEqual([
+        'See your calendars and events',
+        'offline_access',
+      ]);
       await inspect(page, 'oauth2');
 
+      // The user declines at the provider: back on the page, plain words, and the link still usable.
       await page.click('button[type="submit"]');
-      // The provider's sign-in page, then its consent page.
       await page.fill('input[name="login"]', 'carol');
       await page.fill('input[name="password"]', 'correct horse battery staple');
+      await page.click('button[type="submit"]');
+      await page.waitForSelector('input[name="prompt"][value="consent"]', { state: 'attached' });
+      const consentAction = (await page.getAttribute('form', 'action')) as string;
+      await page.goto(new URL(`${new URL(consentAction, oidc.issuer).pathname}/abort`, oidc.issuer).href);
+      await page.waitForURL((url) => url.pathname === `/connect/${link.id}/oauth2-return`);
+      expect(await page.textContent('.error')).toBe('You declined access, so nothing was linked.');
+      expect(await page.content()).not.toContain('access_denied');
+      await inspect(page, 'oauth2-declined');
+      await page.goto(`${base}/connect/${link.id}`);
+
+      // Again: the provider remembers the sign-in and asks for consent only.
       await page.click('button[type="submit"]');
       await page.waitForSelector('input[name="prompt"][value="consent"]', { state: 'attached' });
       await page.click('button[type="submit"]');

@@ -77,7 +77,7 @@ describe('connect page (/connect/{id})', () => {
       expect(page.text).toContain('<h1>Link your Acme CRM account</h1>');
       expect(page.text).toContain('Customers &#38; deals &#60;b&#62;in one place&#60;/b&#62;');
       expect(page.text).toContain(
-        '<strong>Acme Assistant</strong> asks to link a Acme CRM account for <strong>alice@example.test</strong>',
+        '<strong>Acme Assistant</strong> asks to link an Acme CRM account for <strong>alice@example.test</strong>',
       );
       expect(page.text).toMatch(/<input type="password" id="api_key" name="api_key" required autocomplete="off"/);
       expect(page.text).not.toContain('<script');
@@ -206,8 +206,9 @@ describe('connect page (/connect/{id})', () => {
       for (const value of [undefined, '', '   ']) {
         const res = await browser.submit(page, value === undefined ? {} : { api_key: value });
         expect(res.status).toBe(422);
-        expect(res.text).toContain('<p class="error" role="alert">API key is required.</p>');
-        expect(res.text).toContain('name="api_key"');
+        // The message is tied to its input, which says it is invalid.
+        expect(res.text).toContain('<p class="field-error" id="api_key-error">Enter your API key.</p>');
+        expect(res.text).toMatch(/<input [^>]*id="api_key"[^>]* aria-invalid="true" aria-describedby="api_key-error">/);
       }
       expect(await accounts(appName)).toEqual([]);
       expect(await linkStatus(link.id)).toBe('pending');
@@ -240,7 +241,13 @@ describe('connect page (/connect/{id})', () => {
 
       const missing = await browser.submit(page, { username: 'alice', password: '' });
       expect(missing.status).toBe(422);
-      expect(missing.text).toContain('Password is required.');
+      expect(missing.text).toContain('<p class="field-error" id="password-error">Enter your password.</p>');
+      expect(missing.text).toMatch(
+        /<input [^>]*id="password"[^>]* aria-invalid="true" aria-describedby="password-error">/,
+      );
+      // Only the empty field is marked.
+      expect(missing.text).not.toContain('username-error');
+      expect(missing.text).not.toMatch(/id="username"[^>]*aria-invalid/);
       expect(await accounts(appName)).toEqual([]);
 
       const done = await browser.submit(page, { username: 'alice', password: 'pw-basic-5d1e' });
@@ -258,7 +265,7 @@ describe('connect page (/connect/{id})', () => {
       expect(page.text).toContain('<input type="password" id="token" name="token"');
       const empty = await browser.submit(page, { token: '' });
       expect(empty.status).toBe(422);
-      expect(empty.text).toContain('Token is required.');
+      expect(empty.text).toContain('<p class="field-error" id="token-error">Enter your token.</p>');
       const done = await browser.submit(page, { token: 'bearer-9c2f-token' });
       expect(done.status).toBe(200);
       const [row] = await accounts(appName);

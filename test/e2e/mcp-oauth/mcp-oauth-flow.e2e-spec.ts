@@ -137,5 +137,37 @@ describe('MCP clients sign users in by OAuth 2.1 at /v1/mcp/p/{project}', () => 
     const mcpRow = log.body.find((row: { source: string }) => row.source === 'mcp');
     expect(mcpRow).toMatchObject({ linked_account_owner_id: 'alice@example.test' });
     expect(mcpRow.mcp_token_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    // GET /v1/mcp/tokens lists that token with the client's registered name, beside a token created with POST.
+    const pasted = await app.post('/v1/mcp/tokens', { linked_account_owner_id: 'bob' }, { apiKey });
+    expect(pasted.status, pasted.text).toBe(201);
+    const listed = await app.get('/v1/mcp/tokens', { apiKey });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual([
+      {
+        id: pasted.body.id,
+        linked_account_owner_id: 'bob',
+        apps: null,
+        client_name: null,
+        client_id: null,
+        expires_at: pasted.body.expires_at,
+        created_at: expect.any(String),
+      },
+      {
+        id: mcpRow.mcp_token_id,
+        linked_account_owner_id: 'alice@example.test',
+        apps: null,
+        client_name: 'Test Agent',
+        client_id: oauth.information?.client_id,
+        expires_at: expect.any(String),
+        created_at: expect.any(String),
+      },
+    ]);
+    expect(JSON.stringify(listed.body)).not.toContain(pasted.body.token);
+    // A revoked token is no longer listed.
+    expect((await app.request('DELETE', `/v1/mcp/tokens/${pasted.body.id}`, { apiKey })).status).toBe(204);
+    expect((await app.get('/v1/mcp/tokens', { apiKey })).body.map((row: { id: string }) => row.id)).toEqual([
+      mcpRow.mcp_token_id,
+    ]);
   });
 });

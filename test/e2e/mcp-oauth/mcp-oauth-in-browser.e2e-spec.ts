@@ -26,6 +26,9 @@ const CHROMIUM_FLAGS = [
 const hasChromium = existsSync(CHROMIUM);
 const ARTEFACTS = join(process.cwd(), 'test-artefacts', 'mcp-oauth');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** A 24×24 violet square with a white cross: the developer's logo, as a data: URL. */
+const LOGO =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAeUlEQVR42rWVSxKAIAxDcxwv54E5DbpRGBwg1EeHFaQp9BOUHzuPFFivu3JlYZaWaImrcdR3K8By76h3sMRSiHyuHkwOyAHIh47DyAw7vaycRDjpk5nUaRHkl3ncFvuJmKcxyWbKzzQkMyLM0DIywggbJrW8+P/8ji5AdohlV01BOgAAAABJRU5ErkJggg==';
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
 /** Screenshots at two widths (git-ignored artefacts), axe-core without serious or critical findings, no sideways scroll. */
@@ -79,10 +82,21 @@ describe('MCP sign-in and consent in headless Chromium', { timeout: 120_000 }, (
       const scenario = await executionScenario(app, { projectId, scheme: 'no_auth' });
       await app.dataSource.query('UPDATE apps SET display_name = $1 WHERE name = $2', [name, scenario.app.name]);
     }
+    const branded = await app.patch(
+      '/v1/project',
+      {
+        display_name: 'Acme',
+        logo_url: LOGO,
+        accent_color: '#b45309',
+        home_url: 'https://app.acme.example/home',
+      },
+      { apiKey },
+    );
+    expect(branded.status, branded.text).toBe(200);
     idp = await startIdentityProvider(app, projectId);
     const set = await app.put(
       '/v1/mcp/identity-provider',
-      { issuer: idp.issuer, ...IDP_CLIENT, scopes: 'openid email', owner_claim: 'email' },
+      { issuer: idp.issuer, ...IDP_CLIENT, scopes: 'openid email profile', owner_claim: 'email' },
       { apiKey },
     );
     expect(set.status, set.text).toBe(200);
@@ -143,8 +157,16 @@ describe('MCP sign-in and consent in headless Chromium', { timeout: 120_000 }, (
       await page.waitForSelector('input[name="prompt"][value="consent"]', { state: 'attached' });
       await page.click('button[type="submit"]');
       await page.waitForURL((url) => url.origin === base && url.pathname.includes('/interaction/'));
-      expect(await page.textContent('h1')).toBe('Allow Claude to use Acme Assistant?');
+      // The developer's app by its display name, with its colour.
+      expect(await page.textContent('h1')).toBe('Allow Claude to use Acme?');
+      expect(await page.textContent('header.brand')).toBe('Acme');
+      expect(await page.evaluate<number>("document.querySelector('header.brand img').naturalWidth")).toBe(24);
+      expect(
+        await page.evaluate<string>("getComputedStyle(document.querySelector('button[value=allow]')).backgroundColor"),
+      ).toBe('rgb(180, 83, 9)');
       const text = await page.textContent('main');
+      // The user by the name the identity provider gives (profile scope), with the id the sign-in proved.
+      expect(await page.textContent('.request')).toContain('asks to act as Alice Example (alice@example.test)');
       expect(text).toContain('alice@example.test');
       expect(text).toContain('https://claude.ai');
       expect(text).toContain('Acme CRM');
@@ -166,6 +188,9 @@ describe('MCP sign-in and consent in headless Chromium', { timeout: 120_000 }, (
       expect(refused?.status()).toBe(400);
       expect(new URL(page.url()).origin).toBe(base);
       expect(await page.textContent('main')).toContain('did not register');
+      // The way back to the developer's app.
+      expect(await page.getAttribute('a.button', 'href')).toBe('https://app.acme.example/home');
+      expect(await page.textContent('a.button')).toBe('Back to Acme');
       await inspect(page, 'refused-redirect');
       await context.close();
     },

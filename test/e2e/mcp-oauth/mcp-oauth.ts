@@ -147,7 +147,7 @@ export async function playBrowser(
   throw new Error(`the browser did not get back to the client within 20 steps:\n${trail.join('\n')}`);
 }
 
-/** A project's identity provider: a real OpenID Connect provider on 127.0.0.1 whose accounts have an email. */
+/** A project's identity provider: a real OpenID Connect provider on 127.0.0.1 whose accounts have an email and a name. */
 export async function startIdentityProvider(app: TestApp, projectId: string): Promise<OidcServer> {
   return OidcServer.start(
     [
@@ -157,6 +157,12 @@ export async function startIdentityProvider(app: TestApp, projectId: string): Pr
         token_endpoint_auth_method: 'client_secret_post',
       },
     ],
-    { accountClaims: (login) => ({ email: `${login}@example.test`, email_verified: true }) },
+    {
+      accountClaims: (login) => ({
+        email: `${login}@example.test`,
+        email_verified: true,
+        name: `${login.charAt(0).toUpperCase()}${login.slice(1)} Example`,
+      }),
+    },
   );
 }

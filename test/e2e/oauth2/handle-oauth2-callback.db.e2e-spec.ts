@@ -373,7 +373,7 @@ describe('GET /v1/linked-accounts/oauth2/callback', () => {
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
       expect(res.text).toContain('<h1>Account linked</h1>');
-      expect(res.text).toContain(`Your ${basicApp.name} account is now linked.`);
+      expect(res.text).toContain(`Your ${basicApp.display_name} account is now linked.`);
     });
 
     it('shows what went wrong, with the provider text escaped', async () => {
@@ -390,6 +390,8 @@ describe('GET /v1/linked-accounts/oauth2/callback', () => {
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(res.text).toContain('<h1>Linking failed</h1>');
+      // Plain words first; the code and the provider's text (escaped) only as details for support.
+      expect(res.text).toContain('You declined access, so nothing was linked.');
       expect(res.text).toContain('access_denied (&#60;script&#62;alert(1)&#60;/script&#62;)');
       expect(res.text).not.toContain('<script>');
     });

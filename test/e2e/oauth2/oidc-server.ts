@@ -70,8 +70,8 @@ export class OidcServer {
         response_types: ['code'],
       })),
       pkce: { required: () => true },
-      scopes: ['openid', 'offline_access', 'email', 'calendar.read', 'calendar.write', 'notes'],
-      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      scopes: ['openid', 'offline_access', 'email', 'profile', 'calendar.read', 'calendar.write', 'notes'],
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
       // Scope-requested claims go into the ID token too (an OpenID Connect sign-in reads them there).
       conformIdTokenClaims: false,
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),

@@ -73,6 +73,7 @@ describe('OpenAPI document', () => {
         'health',
         'linked-accounts',
         'mcp',
+        'project',
       ]),
     );
   });
