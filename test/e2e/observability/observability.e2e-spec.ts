@@ -9,6 +9,23 @@ import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from '../execution/upstream.js';
 
 const SECRET = 'upstream-secret-key-4242';
+/** The latency histograms' buckets in seconds, as docs/operations.md lists them. */
+const LATENCY_BUCKET_BOUNDS = [
+  '0.001',
+  '0.0025',
+  '0.005',
+  '0.01',
+  '0.025',
+  '0.05',
+  '0.1',
+  '0.25',
+  '0.5',
+  '1',
+  '2.5',
+  '5',
+  '10',
+  '30',
+];
 const OWNER_INPUT = 'needle-in-the-input';
 
 const fn = (upstream: Upstream) =>
@@ -87,6 +104,20 @@ describe('Prometheus metrics on a port of their own', () => {
       /patchbay_http_request_duration_seconds_count\{method="POST",route="\/v1\/functions\/:function_name\/execute",status="200"\} 1/,
     );
     sample(/patchbay_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
+    // A histogram as Prometheus reads one: its type, cumulative buckets ending at +Inf, a sum and a count.
+    sample(/# TYPE patchbay_http_request_duration_seconds histogram/);
+    const executeBuckets = [
+      ...text.matchAll(
+        /patchbay_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/functions\/:function_name\/execute",status="200",le="([^"]+)"\} (\d+)/g,
+      ),
+    ].map(([, le, count]) => [le, Number(count)] as const);
+    expect(executeBuckets.map(([le]) => le)).toEqual([...LATENCY_BUCKET_BOUNDS, '+Inf']);
+    const counts = executeBuckets.map(([, count]) => count);
+    expect(counts).toEqual([...counts].sort((x, y) => x - y));
+    expect(counts.at(-1)).toBe(1);
+    sample(
+      /patchbay_http_request_duration_seconds_sum\{method="POST",route="\/v1\/functions\/:function_name\/execute",status="200"\} 0\.\d+/,
+    );
     sample(new RegExp(`patchbay_executions_total\\{app="${run.app.name}",scheme="api_key",outcome="success"\\} 1`));
     sample(new RegExp(`patchbay_upstream_request_duration_seconds_count\\{app="${run.app.name}",outcome="2xx"\\} 1`));
     sample(/patchbay_search_duration_seconds_count\{kind="functions"\} 1/);
