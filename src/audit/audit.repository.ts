@@ -28,6 +28,24 @@ export class AuditRepository {
     await manager.insert(AuditEventEntity, event as QueryDeepPartialEntity<AuditEventEntity>);
   }
 
+  /**
+   * Deletes at most `limit` records made before `cutoff`, oldest first; the number deleted. Rows another
+   * instance is deleting at the same moment are skipped (SKIP LOCKED), so instances pruning together neither
+   * wait for each other nor delete a row twice.
+   */
+  async deleteOlderThan(cutoff: Date, limit: number): Promise<number> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(AuditEventEntity)
+      .where(
+        `id IN (SELECT id FROM audit_events WHERE created_at < :cutoff ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED)`,
+        { cutoff, limit },
+      )
+      .execute();
+    return result.affected ?? 0;
+  }
+
   /** Newest first; ties (one transaction's records) in the order they were written, newest first too. */
   listForProject(projectId: string, filter: AuditEventFilter): Promise<AuditEventEntity[]> {
     const query = this.dataSource

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../audit/actor.js';
 import { type RotationReport, SecretsRotationService } from '../secrets/secrets-rotation.service.js';
 import { parsePositiveInt } from './arguments.js';
 import { type CommandGroup, CommandError, out, withContext } from './command.js';
@@ -19,7 +20,7 @@ export const secretsCommands: CommandGroup = (program) => {
     .option('--json', 'print the report as JSON')
     .action((options: { batchSize?: number; json?: boolean }) =>
       withContext('patchbay secrets rotate', true, async (ctx) => {
-        const report = await ctx.get(SecretsRotationService).rotate({ batchSize: options.batchSize });
+        const report = await ctx.get(SecretsRotationService).rotate(CLI_ACTOR, { batchSize: options.batchSize });
         if (options.json) {
           out(JSON.stringify(report));
         } else {

@@ -12,3 +12,16 @@ describe('TRUST_PROXY', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'lb.internal' })).toThrow(/TRUST_PROXY must be comma-separated IP/);
   });
 });
+
+describe('AUDIT_RETENTION_DAYS', () => {
+  it('is off unless set, and takes a whole number of days', () => {
+    expect(loadConfig({}).AUDIT_RETENTION_DAYS).toBeUndefined();
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '90' }).AUDIT_RETENTION_DAYS).toBe(90);
+  });
+
+  it('refuses zero, negative and non-numeric values, naming the variable', () => {
+    for (const value of ['0', '-5', 'ninety', '1.5']) {
+      expect(() => loadConfig({ AUDIT_RETENTION_DAYS: value })).toThrow(/AUDIT_RETENTION_DAYS/);
+    }
+  });
+});

@@ -371,6 +371,15 @@ export class AppConfig {
   TRUST_PROXY?: string;
 
   @Setting(
+    'Days an audit record is kept: each instance of the HTTP service deletes older records once an hour (a minute after it starts, then hourly); unset: records are kept for ever. See [operations](operations.md#audit-log)',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUDIT_RETENTION_DAYS?: number;
+
+  @Setting(
     "Port of the Prometheus endpoint (`GET /metrics`), served apart from the API so that it is never reachable through the API's address or its load balancer; unset: no metrics are kept at all. See [operations](operations.md)",
   )
   @IsOptional()

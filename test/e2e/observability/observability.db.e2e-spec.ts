@@ -6,7 +6,7 @@ import type { FunctionEntity } from '../../../src/functions/function.entity.js';
 import { MetricsEndpoint } from '../../../src/observability/metrics-endpoint.js';
 import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
-import { Upstream } from '../execution/upstream.js';
+import { json, Upstream } from '../execution/upstream.js';
 
 const SECRET = 'upstream-secret-key-4242';
 /** The latency histograms' buckets in seconds, as docs/operations.md lists them. */
@@ -131,6 +131,58 @@ describe('Prometheus metrics on a port of their own', () => {
     expect(text).not.toContain(run.owner);
     expect(text).not.toContain(OWNER_INPUT);
     expect(text).not.toContain(SECRET);
+  });
+
+  it('counts failed statements, and token refreshes by outcome', async () => {
+    const scrape = async () => (await fetch(metricsUrl, { headers: { authorization: 'Bearer scrape-token' } })).text();
+    const errors = () =>
+      scrape().then((text) => Number(/^patchbay_database_query_errors_total (\d+)$/m.exec(text)?.[1]));
+    const before = await errors();
+    // A statement the server refuses, through the service's own pool.
+    await expect(app.dataSource.query('SELECT no_such_column FROM audit_events')).rejects.toThrow(/no_such_column/);
+    expect(await errors()).toBe(before + 1);
+
+    const provider = await Upstream.start();
+    try {
+      const expiring = (refreshToken: string) =>
+        executionScenario(app, {
+          projectId: run.projectId,
+          scheme: 'oauth2',
+          settings: {
+            location: 'header',
+            name: 'Authorization',
+            prefix: 'Bearer',
+            client_id: 'app-client',
+            authorize_url: `${provider.url}/authorize`,
+            access_token_url: `${provider.url}/token`,
+            refresh_token_url: `${provider.url}/refresh`,
+          },
+          appSecrets: { oauth2_client_secret: 'app-secret' },
+          credentials: {
+            access_token: 'at-old',
+            refresh_token: refreshToken,
+            expires_at: Math.floor(Date.now() / 1000) - 60,
+          },
+          function: fn(upstream),
+        });
+      provider.respond((request, response) => {
+        const refused = new URLSearchParams(request.body).get('refresh_token') === 'rt-refused';
+        json(
+          response,
+          refused ? 400 : 200,
+          refused
+            ? { error: 'invalid_grant' }
+            : { access_token: 'at-new', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-new' },
+        );
+      });
+      expect((await (await expiring('rt-good')).execute()).body.success).toBe(true);
+      expect((await (await expiring('rt-refused')).execute()).body.success).toBe(false);
+    } finally {
+      await provider.close();
+    }
+    const text = await scrape();
+    expect(text).toMatch(/^patchbay_oauth2_token_refreshes_total\{outcome="refreshed"\} 1$/m);
+    expect(text).toMatch(/^patchbay_oauth2_token_refreshes_total\{outcome="failed"\} 1$/m);
   });
 });
 
