@@ -25,3 +25,17 @@ describe('AUDIT_RETENTION_DAYS', () => {
     }
   });
 });
+
+describe('TRACING_SAMPLE_RATIO', () => {
+  it('traces every request unless set, and takes a share from 0 to 1', () => {
+    expect(loadConfig({}).TRACING_SAMPLE_RATIO).toBe(1);
+    expect(loadConfig({ TRACING_SAMPLE_RATIO: '0.25' }).TRACING_SAMPLE_RATIO).toBe(0.25);
+    expect(loadConfig({ TRACING_SAMPLE_RATIO: '0' }).TRACING_SAMPLE_RATIO).toBe(0);
+  });
+
+  it('refuses values outside 0 to 1 and non-numbers, naming the variable', () => {
+    for (const value of ['1.5', '-0.1', 'half', '2']) {
+      expect(() => loadConfig({ TRACING_SAMPLE_RATIO: value })).toThrow(/TRACING_SAMPLE_RATIO/);
+    }
+  });
+});

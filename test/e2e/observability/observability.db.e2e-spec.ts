@@ -313,3 +313,39 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     expect(JSON.stringify(receiver.spans)).not.toContain('postcard');
   });
 });
+
+describe('Traces sampled by TRACING_SAMPLE_RATIO', () => {
+  let app: TestApp;
+  let receiver: OtlpReceiver;
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    app = await TestApp.start({
+      TRACING_OTLP_ENDPOINT: receiver.url,
+      TRACING_EXPORT_DELAY_MS: '50',
+      TRACING_SAMPLE_RATIO: '0',
+    });
+    await app.ctx.newProject();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it("traces none of the service's own requests at 0, and follows a caller's sampled flag", async () => {
+    const sampledTrace = '0af7651916cd43dd8448eb211c80319c';
+    const unsampledTrace = '5ce0e9a56015fec5aadfa328ae398115';
+    expect((await app.get('/v1/functions/search', { query: { intent: 'no caller trace' } })).status).toBe(200);
+    const search = (traceparent: string) =>
+      app.get('/v1/functions/search', { query: { intent: 'a caller trace' }, headers: { traceparent } });
+    expect((await search(`00-${unsampledTrace}-b7ad6b7169203331-00`)).status).toBe(200);
+    expect((await search(`00-${sampledTrace}-b7ad6b7169203331-01`)).status).toBe(200);
+
+    // Exported in order: once the sampled request's spans are in, the others' would be too.
+    await receiver.until(() => receiver.spans.some((span) => span.traceId === sampledTrace));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const requests = receiver.spans.filter((span) => span.name === 'GET /v1/functions/search');
+    expect(requests.map((span) => span.traceId)).toEqual([sampledTrace]);
+  });
+});
