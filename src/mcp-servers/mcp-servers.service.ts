@@ -216,15 +216,22 @@ export class McpServersService {
     return { id: registered.client_id, secret: registered.client_secret ?? '', method };
   }
 
-  /** Reads the server's tools again: new and changed tools written, vanished ones deactivated. */
-  async sync(appName: string, options: { token?: string; actor?: Actor } = {}): Promise<McpSyncReport> {
+  /**
+   * Reads the server's tools again: new and changed tools written, vanished ones deactivated. With
+   * `endpoint` (a change the server announced on a connection held with an end user's credentials),
+   * the tools are read with those credentials.
+   */
+  async sync(
+    appName: string,
+    options: { token?: string; actor?: Actor; endpoint?: McpEndpoint } = {},
+  ): Promise<McpSyncReport> {
     const [server, stored] = await Promise.all([this.servers.findByApp(appName), this.catalog.storedApp(appName)]);
     if (!server || !stored) {
       throw new McpServerNotFoundError(appName);
     }
     const auth = authOf(stored.security_schemes);
     try {
-      const listing = await this.read(endpointFor(server.url, auth, options.token));
+      const listing = await this.read(options.endpoint ?? endpointFor(server.url, auth, options.token));
       // The app row stays as it is (its hash is the stored one): only its functions are written.
       return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth, {
         actor: options.actor ?? CLI_ACTOR,
@@ -255,6 +262,11 @@ export class McpServersService {
       }
     }
     return outcomes;
+  }
+
+  /** The apps whose server is at `url` (as registered): those a change announced by that server concerns. */
+  async appsAt(url: string): Promise<string[]> {
+    return (await this.servers.findByUrl(url)).map((server) => server.app_name);
   }
 
   /** The server's description and its tools as checked records (kept as JSON text, bounded in bytes). */
