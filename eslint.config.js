@@ -73,6 +73,12 @@ export default tseslint.config(
               from: COMPOSITION,
               message: 'A feature never imports the files that compose the application.',
             },
+            {
+              target: 'bench',
+              from: ['src/*/**/!(index).ts', 'libs/*/src/**/!(index).ts'],
+              message:
+                "Benchmarks use the product through its entry points: a module's index.ts, libs/common/src/index.ts, or the files that compose the application.",
+            },
           ],
         },
       ],
