@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
+import { constantTimeEqual, DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
@@ -267,7 +267,7 @@ export class ConnectPageService {
     }
     const usableLink = await this.usableLink(request);
     const csrf = form.csrf_token;
-    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfToken(usableLink.token, usableLink.link.id))) {
+    if (typeof csrf !== 'string' || !constantTimeEqual(csrf, csrfToken(usableLink.token, usableLink.link.id))) {
       throw crossSitePost();
     }
     if ((await this.links.countPost(usableLink.link.id, POST_WINDOW_MS)) > this.config.CONNECT_LINK_POSTS_PER_MINUTE) {
@@ -309,7 +309,7 @@ export class ConnectPageService {
       // A used, expired or revoked link says so to anyone (the back button after success has no cookie).
       usable(link);
     }
-    if (!link || !token || !safeEqual(hashBearerSecret(token), link.token_hash)) {
+    if (!link || !token || !constantTimeEqual(hashBearerSecret(token), link.token_hash)) {
       if (link && fromCookie && !token) {
         throw new ConnectPageError(
           401,
@@ -397,12 +397,6 @@ function credentialsOf(scheme: FormScheme, values: Record<string, string>): Link
 /** Bound to the link's token, so only a page that was given the token can post (synchronizer token). */
 function csrfToken(token: string, linkId: string): string {
   return createHmac('sha256', token).update(`csrf:${linkId}`).digest('base64url');
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**

@@ -1,259 +1,143 @@
 import { describe, expect, it } from 'vitest';
 import { visibleParameters } from './visible-parameters.js';
 
+/** An object node of a parameter schema: closed, with its `visible` list when one is given. */
+const objectNode = (
+  properties: Record<string, unknown>,
+  required: string[],
+  visible?: string[],
+  extra: Record<string, unknown> = {},
+) => ({
+  type: 'object',
+  ...extra,
+  properties,
+  required,
+  ...(visible ? { visible } : {}),
+  additionalProperties: false,
+});
+
 describe('visibleParameters', () => {
   it('keeps only visible properties, trims required and drops the visible keyword', () => {
-    const schema = {
-      type: 'object',
-      properties: {
-        path: {
-          type: 'object',
-          properties: { owner: { type: 'string' }, repo: { type: 'string' } },
-          required: ['owner', 'repo'],
-          visible: ['owner', 'repo'],
-          additionalProperties: false,
-        },
-        header: {
-          type: 'object',
-          properties: { Accept: { type: 'string', default: 'application/json' } },
-          required: ['Accept'],
-          visible: [],
-          additionalProperties: false,
-        },
+    const path = { owner: { type: 'string' }, repo: { type: 'string' } };
+    const schema = objectNode(
+      {
+        path: objectNode(path, ['owner', 'repo'], ['owner', 'repo']),
+        header: objectNode({ Accept: { type: 'string', default: 'application/json' } }, ['Accept'], []),
       },
-      required: ['path', 'header'],
-      visible: ['path'],
-      additionalProperties: false,
-    };
+      ['path', 'header'],
+      ['path'],
+    );
 
-    expect(visibleParameters(schema)).toEqual({
-      type: 'object',
-      properties: {
-        path: {
-          type: 'object',
-          properties: { owner: { type: 'string' }, repo: { type: 'string' } },
-          required: ['owner', 'repo'],
-          additionalProperties: false,
-        },
-      },
-      required: ['path'],
-      additionalProperties: false,
-    });
+    expect(visibleParameters(schema)).toEqual(objectNode({ path: objectNode(path, ['owner', 'repo']) }, ['path']));
   });
 
   it('applies the rule at every depth of nested objects', () => {
-    const schema = {
-      type: 'object',
-      properties: {
-        body: {
-          type: 'object',
-          properties: {
-            message: {
-              type: 'object',
-              description: 'The message',
-              properties: {
-                text: { type: 'string' },
-                trace_id: { type: 'string', default: 'none' },
-                meta: {
-                  type: 'object',
-                  properties: { lang: { type: 'string' }, source: { type: 'string', default: 'agent' } },
-                  required: ['lang', 'source'],
-                  visible: ['lang'],
-                  additionalProperties: false,
-                },
-              },
-              required: ['text', 'trace_id', 'meta'],
-              visible: ['text', 'meta'],
-              additionalProperties: false,
-            },
-          },
-          required: ['message'],
-          visible: ['message'],
-          additionalProperties: false,
-        },
-      },
-      required: ['body'],
-      visible: ['body'],
-      additionalProperties: false,
-    };
+    const meta = objectNode(
+      { lang: { type: 'string' }, source: { type: 'string', default: 'agent' } },
+      ['lang', 'source'],
+      ['lang'],
+    );
+    const message = objectNode(
+      { text: { type: 'string' }, trace_id: { type: 'string', default: 'none' }, meta },
+      ['text', 'trace_id', 'meta'],
+      ['text', 'meta'],
+      { description: 'The message' },
+    );
+    const schema = objectNode({ body: objectNode({ message }, ['message'], ['message']) }, ['body'], ['body']);
 
-    const message = (visibleParameters(schema) as any).properties.body.properties.message;
+    const filtered = (visibleParameters(schema) as any).properties.body.properties.message;
 
-    expect(message).toEqual({
-      type: 'object',
-      description: 'The message',
-      properties: {
-        text: { type: 'string' },
-        meta: {
-          type: 'object',
-          properties: { lang: { type: 'string' } },
-          required: ['lang'],
-          additionalProperties: false,
-        },
-      },
-      required: ['text', 'meta'],
-      additionalProperties: false,
-    });
+    expect(filtered).toEqual(
+      objectNode(
+        { text: { type: 'string' }, meta: objectNode({ lang: { type: 'string' } }, ['lang']) },
+        ['text', 'meta'],
+        undefined,
+        { description: 'The message' },
+      ),
+    );
     expect(JSON.stringify(visibleParameters(schema))).not.toContain('"visible"');
   });
 
   it('filters objects inside arrays, including arrays of arrays', () => {
-    const item = {
-      type: 'object',
-      properties: { email: { type: 'string' }, internal_id: { type: 'integer', default: 0 } },
-      required: ['email', 'internal_id'],
-      visible: ['email'],
-      additionalProperties: false,
-    };
-    const schema = {
-      type: 'object',
-      properties: {
-        attendees: { type: 'array', items: item },
-        grid: { type: 'array', items: { type: 'array', items: item } },
-        pair: { type: 'array', items: [item, { type: 'string' }] },
-      },
-      required: [],
-      visible: ['attendees', 'grid', 'pair'],
-      additionalProperties: false,
-    };
-    const filteredItem = {
-      type: 'object',
-      properties: { email: { type: 'string' } },
-      required: ['email'],
-      additionalProperties: false,
-    };
-
-    expect(visibleParameters(schema)).toEqual({
-      type: 'object',
-      properties: {
-        attendees: { type: 'array', items: filteredItem },
-        grid: { type: 'array', items: { type: 'array', items: filteredItem } },
-        pair: { type: 'array', items: [filteredItem, { type: 'string' }] },
-      },
-      required: [],
-      additionalProperties: false,
+    const item = objectNode(
+      { email: { type: 'string' }, internal_id: { type: 'integer', default: 0 } },
+      ['email', 'internal_id'],
+      ['email'],
+    );
+    const filteredItem = objectNode({ email: { type: 'string' } }, ['email']);
+    const arrays = (of: unknown) => ({
+      attendees: { type: 'array', items: of },
+      grid: { type: 'array', items: { type: 'array', items: of } },
+      pair: { type: 'array', items: [of, { type: 'string' }] },
     });
-  });
+    const schema = objectNode(arrays(item), [], ['attendees', 'grid', 'pair']);
 
-  it('trims required to visible names and ignores visible names that are not properties', () => {
-    const schema = {
-      type: 'object',
-      properties: { a: { type: 'string' }, b: { type: 'string', default: 'x' }, c: { type: 'string' } },
-      required: ['a', 'b'],
-      visible: ['a', 'c', 'ghost'],
-      additionalProperties: false,
-    };
-
-    expect(visibleParameters(schema)).toEqual({
-      type: 'object',
-      properties: { a: { type: 'string' }, c: { type: 'string' } },
-      required: ['a'],
-      additionalProperties: false,
-    });
-  });
-
-  it('keeps every property of an object node that has no visible list', () => {
-    const schema = {
-      type: 'object',
-      properties: {
-        rows: {
-          type: 'array',
-          items: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x'] },
-        },
-      },
-      required: ['rows'],
-      visible: ['rows'],
-      additionalProperties: false,
-    };
-
-    expect(visibleParameters(schema)).toEqual({
-      type: 'object',
-      properties: {
-        rows: {
-          type: 'array',
-          items: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x'] },
-        },
-      },
-      required: ['rows'],
-      additionalProperties: false,
-    });
+    expect(visibleParameters(schema)).toEqual(objectNode(arrays(filteredItem), []));
   });
 
   it('filters object nodes under oneOf branches and additionalProperties schemas', () => {
-    const hidden = {
-      type: 'object',
-      properties: { shown: { type: 'string' }, secret: { type: 'string', default: 's' } },
-      required: ['shown', 'secret'],
-      visible: ['shown'],
-      additionalProperties: false,
-    };
-    const filtered = {
-      type: 'object',
-      properties: { shown: { type: 'string' } },
-      required: ['shown'],
-      additionalProperties: false,
-    };
-    const schema = {
-      type: 'object',
-      properties: {
-        choice: { oneOf: [hidden, { type: 'string' }] },
-        map: { type: 'object', additionalProperties: hidden },
-      },
-      required: [],
-      visible: ['choice', 'map'],
-      additionalProperties: false,
-    };
-
-    expect(visibleParameters(schema)).toEqual({
-      type: 'object',
-      properties: {
-        choice: { oneOf: [filtered, { type: 'string' }] },
-        map: { type: 'object', additionalProperties: filtered },
-      },
-      required: [],
-      additionalProperties: false,
+    const hidden = objectNode(
+      { shown: { type: 'string' }, secret: { type: 'string', default: 's' } },
+      ['shown', 'secret'],
+      ['shown'],
+    );
+    const filtered = objectNode({ shown: { type: 'string' } }, ['shown']);
+    const branches = (of: unknown) => ({
+      choice: { oneOf: [of, { type: 'string' }] },
+      map: { type: 'object', additionalProperties: of },
     });
+    const schema = objectNode(branches(hidden), [], ['choice', 'map']);
+
+    expect(visibleParameters(schema)).toEqual(objectNode(branches(filtered), []));
   });
 
-  it('keeps a property that is itself named "visible"', () => {
-    const schema = {
-      type: 'object',
-      properties: { visible: { type: 'boolean' }, other: { type: 'string' } },
-      required: ['visible'],
-      visible: ['visible'],
-      additionalProperties: false,
-    };
-
-    expect(visibleParameters(schema)).toEqual({
-      type: 'object',
-      properties: { visible: { type: 'boolean' } },
-      required: ['visible'],
-      additionalProperties: false,
-    });
+  const rows = {
+    type: 'array',
+    items: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x'] },
+  };
+  it.each([
+    {
+      rule: 'trims required to visible names and ignores visible names that are not properties',
+      schema: objectNode(
+        { a: { type: 'string' }, b: { type: 'string', default: 'x' }, c: { type: 'string' } },
+        ['a', 'b'],
+        ['a', 'c', 'ghost'],
+      ),
+      visible: objectNode({ a: { type: 'string' }, c: { type: 'string' } }, ['a']),
+    },
+    {
+      rule: 'keeps every property of an object node that has no visible list',
+      schema: objectNode({ rows }, ['rows'], ['rows']),
+      visible: objectNode({ rows }, ['rows']),
+    },
+    {
+      rule: 'keeps a property that is itself named "visible"',
+      schema: objectNode({ visible: { type: 'boolean' }, other: { type: 'string' } }, ['visible'], ['visible']),
+      visible: objectNode({ visible: { type: 'boolean' } }, ['visible']),
+    },
+    {
+      rule: 'returns an empty visible object for an empty parameter schema',
+      schema: objectNode({}, [], []),
+      visible: objectNode({}, []),
+    },
+    { rule: 'returns an empty schema as it is', schema: {}, visible: {} },
+  ])('$rule', ({ schema, visible }) => {
+    expect(visibleParameters(schema)).toEqual(visible);
   });
 
   it('does not modify its input', () => {
-    const schema = {
-      type: 'object',
-      properties: {
+    const schema = objectNode(
+      {
         q: { type: 'string' },
         n: { type: 'object', properties: { z: { type: 'string' } }, required: ['z'], visible: [] },
       },
-      required: ['q', 'n'],
-      visible: ['q', 'n'],
-      additionalProperties: false,
-    };
+      ['q', 'n'],
+      ['q', 'n'],
+    );
     const before = structuredClone(schema);
 
     visibleParameters(schema);
 
     expect(schema).toEqual(before);
-  });
-
-  it('returns an empty visible object for an empty parameter schema', () => {
-    expect(visibleParameters({})).toEqual({});
-    expect(
-      visibleParameters({ type: 'object', properties: {}, required: [], visible: [], additionalProperties: false }),
-    ).toEqual({ type: 'object', properties: {}, required: [], additionalProperties: false });
   });
 });
