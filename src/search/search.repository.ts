@@ -10,8 +10,8 @@ import type {
   SearchField,
   SearchKind,
 } from './search-document.js';
-import { configurationEnabledSql, type FunctionEnablement } from '../app-configurations/runnable.js';
-import { visibleSql } from '../apps/visibility.js';
+import { configurationEnabledSql, type FunctionEnablement } from '../catalog-rules/runnable.js';
+import { visibleSql } from '../catalog-rules/visibility.js';
 
 /** Rows per multi-row statement (PostgreSQL allows 65535 parameters in one). */
 const CHUNK = 400;
