@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Pool } from 'undici';
 import { createApiApp, stopApiApp } from '../src/api-app.js';
-import { loadConfig } from '../src/config/app-config.js';
-import { Metrics } from '../src/observability/metrics.js';
+import { loadConfig } from '../src/config/index.js';
+import { Metrics } from '../src/observability/index.js';
 import { createUpstream, EXECUTE_BODY, FUNCTION_NAME, round, seed } from './execute.js';
 import { type CpuPath, cpuPerRequest, listenLocal, median } from './support.js';
 

@@ -51,7 +51,7 @@ import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
 import { NoAuthSchemeStrategy } from './strategies/no-auth.strategy.js';
 import { OAuth2SchemeStrategy } from './strategies/oauth2.strategy.js';
 import type { Authorization, ExecutionTarget, SecuritySchemeStrategy } from './strategies/security-scheme.strategy.js';
-import { enablesFunction } from '../app-configurations/runnable.js';
+import { enablesFunction } from '../catalog-rules/runnable.js';
 
 /** Who called, for the execution log (REST when not given). */
 export interface ExecutionOrigin {
