@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { PeriodicJob } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuditRepository } from './audit.repository.js';
 
@@ -16,8 +17,10 @@ const PRUNE_BATCH = 5_000;
 @Injectable()
 export class AuditRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Audit');
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly job = new PeriodicJob(
+    () => this.deleteExpired(),
+    (error) => this.logger.warn(`Audit pruning failed: ${String(error)}`),
+  );
 
   constructor(
     private readonly events: AuditRepository,
@@ -27,43 +30,36 @@ export class AuditRetention implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.http.httpAdapter && this.config.AUDIT_RETENTION_DAYS !== undefined) {
-      const run = () =>
-        void this.prune().catch((error: unknown) => this.logger.warn(`Audit pruning failed: ${String(error)}`));
-      this.timer = setTimeout(() => {
-        run();
-        this.timer = setInterval(run, PRUNE_INTERVAL_MS).unref();
-      }, FIRST_PRUNE_MS).unref();
+      this.job.start(PRUNE_INTERVAL_MS, FIRST_PRUNE_MS);
     }
   }
 
   onModuleDestroy(): void {
-    // One timer at a time: the first timeout, then the interval (clearTimeout clears either).
-    clearTimeout(this.timer);
+    this.job.stop();
   }
 
-  /** Deletes the records older than AUDIT_RETENTION_DAYS; the number deleted (0 when retention is off). */
+  /** Deletes the records older than AUDIT_RETENTION_DAYS; the number deleted (0 when retention is off or a run is under way). */
   async prune(): Promise<number> {
+    return (await this.job.run()) ?? 0;
+  }
+
+  private async deleteExpired(): Promise<number> {
     const days = this.config.AUDIT_RETENTION_DAYS;
-    if (days === undefined || this.running) {
+    if (days === undefined) {
       return 0;
     }
-    this.running = true;
-    try {
-      const cutoff = new Date(Date.now() - days * 86_400_000);
-      let deleted = 0;
-      for (;;) {
-        const batch = await this.events.deleteOlderThan(cutoff, PRUNE_BATCH);
-        deleted += batch;
-        if (batch < PRUNE_BATCH) {
-          break;
-        }
+    const cutoff = new Date(Date.now() - days * 86_400_000);
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.events.deleteOlderThan(cutoff, PRUNE_BATCH);
+      deleted += batch;
+      if (batch < PRUNE_BATCH) {
+        break;
       }
-      if (deleted > 0) {
-        this.logger.log(`Deleted ${deleted} audit record(s) older than ${days} day(s)`);
-      }
-      return deleted;
-    } finally {
-      this.running = false;
     }
+    if (deleted > 0) {
+      this.logger.log(`Deleted ${deleted} audit record(s) older than ${days} day(s)`);
+    }
+    return deleted;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { PeriodicJob } from '../../libs/common/src/index.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
 import { AppConfig } from '../config/app-config.js';
 import { type McpEndpoint, McpUpstream } from '../execution/mcp-upstream.js';
@@ -21,8 +22,10 @@ export const LIST_CHANGED_SYNC_DELAY_MS = 1000;
 @Injectable()
 export class McpServersSync implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('McpServers');
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly periodic = new PeriodicJob(
+    () => this.syncEvery(),
+    (error) => this.logger.warn(`Sync of remote MCP servers failed: ${String(error)}`),
+  );
   private stopListening?: () => void;
   /** Pending syncs after an announced change, by app: the timer, and the credentials to read with. */
   private readonly announced = new Map<string, { timer: NodeJS.Timeout; endpoint: McpEndpoint }>();
@@ -40,13 +43,13 @@ export class McpServersSync implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const seconds = this.config.MCP_SERVERS_SYNC_INTERVAL_S;
     if (seconds > 0) {
-      this.timer = setInterval(() => void this.syncAll(), seconds * 1000).unref();
+      this.periodic.start(seconds * 1000);
     }
     this.stopListening = this.upstream.onToolsListChanged((server, endpoint) => void this.changed(server, endpoint));
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.periodic.stop();
     this.stopListening?.();
     for (const { timer } of this.announced.values()) {
       clearTimeout(timer);
@@ -54,21 +57,20 @@ export class McpServersSync implements OnApplicationBootstrap, OnModuleDestroy {
     this.announced.clear();
   }
 
+  /** One periodic sync now, unless one is under way; failures are logged, never thrown. */
   async syncAll(): Promise<void> {
-    if (this.running) {
-      return;
-    }
-    this.running = true;
     try {
-      for (const outcome of await this.servers.syncAll()) {
-        if (outcome.error) {
-          this.logger.warn(`Sync of ${outcome.app} failed: ${outcome.error}`);
-        }
-      }
+      await this.periodic.run();
     } catch (error) {
       this.logger.warn(`Sync of remote MCP servers failed: ${String(error)}`);
-    } finally {
-      this.running = false;
+    }
+  }
+
+  private async syncEvery(): Promise<void> {
+    for (const outcome of await this.servers.syncAll()) {
+      if (outcome.error) {
+        this.logger.warn(`Sync of ${outcome.app} failed: ${outcome.error}`);
+      }
     }
   }
 

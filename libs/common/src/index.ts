@@ -18,3 +18,4 @@ export * from './validation/input-limits.guard.js';
 export * from './validation/date-time.js';
 export * from './memory/collect-garbage.js';
 export * from './net/public-address.js';
+export * from './jobs/periodic-job.js';
