@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { constantTimeEqual } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { Metrics } from './metrics.js';
 
@@ -27,14 +27,13 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShu
     if (!this.metrics.enabled || !this.http.httpAdapter) {
       return;
     }
-    const expected = this.config.METRICS_TOKEN ? Buffer.from(`Bearer ${this.config.METRICS_TOKEN}`) : undefined;
+    const expected = this.config.METRICS_TOKEN ? `Bearer ${this.config.METRICS_TOKEN}` : undefined;
     const server = createServer((request, response) => {
       if (request.method !== 'GET' || request.url?.split('?', 1)[0] !== '/metrics') {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: GET /metrics\n');
         return;
       }
-      const given = Buffer.from(request.headers.authorization ?? '');
-      if (expected && (given.length !== expected.length || !timingSafeEqual(given, expected))) {
+      if (expected && !constantTimeEqual(request.headers.authorization ?? '', expected)) {
         response
           .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
           .end('Unauthorized: send Authorization: Bearer <METRICS_TOKEN>\n');
