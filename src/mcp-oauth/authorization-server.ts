@@ -103,6 +103,9 @@ export class AuthorizationServer {
     }
     const raw = request.raw as typeof request.raw & { originalUrl?: string; body?: unknown };
     const prefix = projectMcpPath(projectId);
+    if (request.method === 'GET' && new URL(raw.url ?? '/', 'http://x').pathname === `${prefix}/auth`) {
+      raw.url = withDefaultScope(raw.url ?? '/');
+    }
     raw.originalUrl = raw.url;
     raw.url = (raw.url ?? '').slice(prefix.length) || '/';
     // Fastify has parsed the body already; oidc-provider then takes it from req.body.
@@ -288,6 +291,20 @@ let oidcModule: OidcProviderModule | undefined;
 async function oidcProvider(): Promise<OidcProviderModule> {
   oidcModule ??= await import('oidc-provider');
   return oidcModule;
+}
+
+/**
+ * RFC 6749 §3.3: an authorization request without `scope` is processed with the default, the resource's scope
+ * (clients that follow the metadata send it; some, like the MCP conformance suite's, do not). Without it
+ * oidc-provider grants nothing, and the user would be sent back with access_denied after signing in. Returns
+ * the authorization request's URL with the scope in its query.
+ */
+function withDefaultScope(url: string): string {
+  const parsed = new URL(url, 'http://x');
+  if (!parsed.searchParams.get('scope')) {
+    parsed.searchParams.set('scope', MCP_SCOPE);
+  }
+  return `${parsed.pathname}${parsed.search}`;
 }
 
 /** Exact redirect URIs, https except on a loopback address (http://127.0.0.1:port/… for desktop and CLI clients). */

@@ -365,6 +365,31 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
     expect(expired.body.error).toBe('invalid_grant');
   });
 
+  it('an authorization request without scope is given the default, mcp (RFC 6749 §3.3), not access_denied', async () => {
+    const client = await register(a);
+    for (const scope of [undefined, '']) {
+      const { verifier, challenge } = pkce();
+      const { redirect, stoppedAt } = await playBrowser(
+        authorizationUrl(a, client.body.client_id, { code_challenge: challenge, scope }),
+        base,
+        a.idp,
+      );
+      const code = redirect?.searchParams.get('code');
+      expect(code, String(redirect ?? `${stoppedAt?.url.href} ${stoppedAt?.html}`)).toBeTruthy();
+      const issued = await token(a, {
+        grant_type: 'authorization_code',
+        code: code as string,
+        code_verifier: verifier,
+        client_id: client.body.client_id,
+        redirect_uri: REDIRECT,
+        resource: a.mcpUrl,
+      });
+      expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+      expect(issued.body.scope).toBe('mcp');
+      expect((await listTools(a.mcpUrl, issued.body.access_token)).status).toBe(200);
+    }
+  });
+
   it("a token is refused at another project's address and at /v1/mcp (401 invalid_token)", async () => {
     const { access_token } = await tokensFor(a);
     expect((await listTools(a.mcpUrl, access_token)).status).toBe(200);
