@@ -39,6 +39,15 @@ export function mcpTokenIdOfGrant(grantId: string): string {
 }
 
 const ACCESS_TOKEN_TTL_S = 3600;
+
+interface VerifiedToken {
+  caller: OAuthCaller;
+  grantId: string;
+}
+
+function verifiedKey(projectId: string, value: string): string {
+  return `${projectId}:${createHash('sha256').update(value).digest('base64url')}`;
+}
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** The principal of a valid access token: the consent's MCP token. */
@@ -58,6 +67,13 @@ export interface OAuthCaller {
 @Injectable()
 export class AuthorizationServer {
   private readonly providers = new LRUCache<string, { version: number; provider: Provider }>({ max: 200 });
+  /**
+   * Access tokens verified lately, by the SHA-256 of their value: what API keys get too (a few database reads
+   * and oidc-provider's token checks per request otherwise). An entry lives API_KEY_CACHE_TTL_MS at most, and
+   * never past the token's or its MCP token's expiry; a revocation on this instance forgets it at once (the MCP
+   * token, the access token, its grant), on other instances within API_KEY_CACHE_TTL_MS.
+   */
+  private readonly verified: LRUCache<string, VerifiedToken>;
   private readonly logger = new Logger('McpAuthorization');
   private readonly metadataFetch: (url: string, options: Record<string, unknown>) => Promise<Response>;
 
@@ -68,6 +84,33 @@ export class AuthorizationServer {
     private readonly audit: AuditService,
   ) {
     this.metadataFetch = clientMetadataFetch(config);
+    this.verified = new LRUCache<string, VerifiedToken>({
+      max: 10_000,
+      ttl: config.API_KEY_CACHE_TTL_MS,
+      ttlResolution: 0,
+    });
+  }
+
+  /**
+   * Forgets verified access tokens: one (`key`), those of an MCP token (revoked) or of a grant (revoked by
+   * oidc-provider), or all of a project (its identity provider deleted).
+   */
+  forgetVerified(match: { key?: string; tokenId?: string; grantId?: string; projectId?: string }): void {
+    if (match.key !== undefined) {
+      this.verified.delete(match.key);
+    }
+    if (match.tokenId === undefined && match.grantId === undefined && match.projectId === undefined) {
+      return;
+    }
+    for (const [key, entry] of this.verified.entries()) {
+      if (
+        entry.caller.tokenId === match.tokenId ||
+        entry.grantId === match.grantId ||
+        key.startsWith(`${match.projectId}:`)
+      ) {
+        this.verified.delete(key);
+      }
+    }
   }
 
   /** The project's provider, or null when the project has no identity provider (then no OAuth). */
@@ -116,6 +159,11 @@ export class AuthorizationServer {
 
   /** The caller of a valid access token for this project's MCP address; null for anything else. */
   async verifyAccessToken(projectId: string, value: string): Promise<OAuthCaller | null> {
+    const key = verifiedKey(projectId, value);
+    const known = this.verified.get(key);
+    if (known) {
+      return known.caller;
+    }
     const provider = await this.providerFor(projectId);
     if (!provider) {
       return null;
@@ -135,7 +183,13 @@ export class AuthorizationServer {
     if (!row) {
       return null;
     }
-    return { tokenId: row.id, ownerId: row.linked_account_owner_id, apps: row.apps };
+    const caller = { tokenId: row.id, ownerId: row.linked_account_owner_id, apps: row.apps };
+    const until = Math.min(row.expires_at.getTime(), (token.exp ?? Infinity) * 1000);
+    const ttl = Math.min(this.config.API_KEY_CACHE_TTL_MS, until - Date.now());
+    if (ttl >= 1) {
+      this.verified.set(key, { caller, grantId: token.grantId }, { ttl });
+    }
+    return caller;
   }
 
   private build(projectId: string, settings: McpIdentityProviderEntity, oidc: OidcProviderModule): Provider {
@@ -150,6 +204,12 @@ export class AuthorizationServer {
           repository,
           projectId,
           model,
+          // A revoked access token or grant is refused at once here, whatever was verified before.
+          (revoked) =>
+            this.forgetVerified({
+              grantId: revoked.grantId,
+              key: model === 'AccessToken' && revoked.id ? verifiedKey(projectId, revoked.id) : undefined,
+            }),
           // oidc-provider stores a client only when one registers (RFC 7591); registration is anonymous.
           // Recorded right after the client's row is written (a single statement, no transaction to share).
           model === 'Client'
