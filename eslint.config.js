@@ -69,9 +69,50 @@ export default tseslint.config(
               message: 'The database layer sits below every feature: entities come in through DatabaseModule.forRoot.',
             },
             {
+              target: 'src/catalog-rules',
+              from: 'src',
+              except: ['catalog-rules'],
+              message: 'The catalogue rules sit below every feature that applies them: they import only libs/.',
+            },
+            {
+              target: 'src/search',
+              from: 'src',
+              except: ['search', 'catalog-rules', 'config', 'observability', 'database'],
+              message:
+                'Search sits below the features that call it (apps, functions, catalog): it applies the catalogue rules of src/catalog-rules and imports no feature.',
+            },
+            {
+              target: [
+                'src/projects',
+                'src/health',
+                'src/apps',
+                'src/functions',
+                'src/app-configurations',
+                'src/linked-accounts',
+              ],
+              from: [
+                'src/oauth2',
+                'src/connect-links',
+                'src/execution',
+                'src/catalog',
+                'src/mcp',
+                'src/mcp-oauth',
+                'src/mcp-servers',
+                'src/secrets',
+              ],
+              message:
+                'Projects, apps, functions, configurations and accounts sit below linking, execution, the catalogue import and MCP, which use them.',
+            },
+            {
               target: 'src/!(cli)/**',
               from: COMPOSITION,
               message: 'A feature never imports the files that compose the application.',
+            },
+            {
+              target: 'bench',
+              from: ['src/*/**/!(index).ts', 'libs/*/src/**/!(index).ts'],
+              message:
+                "Benchmarks use the product through its entry points: a module's index.ts, libs/common/src/index.ts, or the files that compose the application.",
             },
           ],
         },

@@ -15,13 +15,13 @@
  * GUARD_ROUNDS (default 11), GUARD_REQUESTS per block (default 1000), GUARD_CONNECTIONS (default 16).
  */
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { createApiApp, stopApiApp } from '../src/api-app.js';
 import { createProxy, createUpstream, EXECUTE_BODY, FUNCTION_NAME, seed } from './execute.js';
+import { type CpuPath, cpuPerRequest, listenLocal, median } from './support.js';
 
 /**
  * Measured on the 2-core machine under load average 20-36 (2026-11-28), one run after another: 1.7-2.3 for this
@@ -35,89 +35,56 @@ const REQUESTS = Number(process.env.GUARD_REQUESTS ?? 1000);
 const CONNECTIONS = Number(process.env.GUARD_CONNECTIONS ?? 16);
 const LIMIT = Number(process.env.GUARD_MAX_RATIO ?? MAX_RATIO);
 
-interface Path {
-  label: string;
-  pool: Pool;
-  path: string;
-  headers: Record<string, string>;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-/** CPU µs of this process per request over `amount` requests, CONNECTIONS at a time; any failed answer throws. */
-async function block(target: Path, amount: number): Promise<number> {
-  let sent = 0;
-  const before = process.cpuUsage();
-  const connection = async () => {
-    while (sent < amount) {
-      sent += 1;
-      const answer = await target.pool.request({
-        method: 'POST',
-        path: target.path,
-        headers: target.headers,
-        body: EXECUTE_BODY,
-      });
-      const text = await answer.body.text();
-      if (answer.statusCode !== 200 || (target.label !== 'upstream' && !text.includes('"success":true'))) {
-        throw new Error(`${target.label} answered ${answer.statusCode}: ${text}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, connection));
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / amount;
-}
-
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-
 async function main(): Promise<boolean> {
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-guard-'));
   const upstream = createUpstream();
-  const upstreamUrl = await listen(upstream);
+  const upstreamUrl = await listenLocal(upstream);
   const proxy = createProxy(upstreamUrl);
-  const proxyUrl = await listen(proxy);
+  const proxyUrl = await listenLocal(proxy);
   const env = { DATA_DIR: dataDir, SECRETS_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
   const apiKey = await seed(env, upstreamUrl);
   const app = await createApiApp({ database: { holder: 'guard:execute', runMigrations: true }, env });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const serviceUrl = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-  const bare: Path = {
+  const bare: CpuPath = {
     label: 'bare proxy',
     pool: new Pool(proxyUrl, { connections: CONNECTIONS }),
     path: '/execute',
     headers: { 'content-type': 'application/json' },
+    body: EXECUTE_BODY,
+    expect: '"success":true',
   };
-  const direct: Path = {
+  const direct: CpuPath = {
     label: 'upstream',
     pool: new Pool(upstreamUrl, { connections: CONNECTIONS }),
     path: '/items?q=bench',
     headers: { 'content-type': 'application/json' },
+    body: EXECUTE_BODY,
   };
-  const execute: Path = {
+  const execute: CpuPath = {
     label: 'execute',
     pool: new Pool(serviceUrl, { connections: CONNECTIONS }),
     path: `/v1/functions/${FUNCTION_NAME}/execute`,
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: EXECUTE_BODY,
+    expect: '"success":true',
   };
   try {
     // Warm-up: the JIT (its optimising tier takes a few thousand requests), the connection pools, the caches.
     for (let warm = 0; warm < 3; warm += 1) {
-      await block(direct, REQUESTS);
-      await block(bare, REQUESTS);
-      await block(execute, REQUESTS);
+      await cpuPerRequest(direct, REQUESTS, CONNECTIONS);
+      await cpuPerRequest(bare, REQUESTS, CONNECTIONS);
+      await cpuPerRequest(execute, REQUESTS, CONNECTIONS);
     }
     const ratios: number[] = [];
     const ownRatios: number[] = [];
     const paths = [direct, bare, execute];
     for (let round = 1; round <= ROUNDS; round += 1) {
       // Each round in a rotated order, so that no block always follows the same one.
-      const us = new Map<Path, number>();
+      const us = new Map<CpuPath, number>();
       for (let index = 0; index < paths.length; index += 1) {
         const target = paths[(index + round) % paths.length];
-        us.set(target, await block(target, REQUESTS));
+        us.set(target, await cpuPerRequest(target, REQUESTS, CONNECTIONS));
       }
       const [directUs, bareUs, executeUs] = paths.map((target) => us.get(target) as number);
       ratios.push(executeUs / bareUs);

@@ -26,6 +26,14 @@
  * spends from it, so its statement is measured.
  * The report ends with `summary`: per build, the throughput ratio to the bare proxy at the highest
  * concurrency, the added median at concurrency 1, and the server CPU per request.
+ *
+ * BENCH_MCP=1 adds the remote-MCP path, measured after the others at concurrency 1 in alternating rounds:
+ *   (m) a function of a remote MCP server's app (`protocol: mcp`, no_auth) run through
+ *       POST /v1/functions/{name}/execute, Patchbay calling the tool on a local MCP server (the official
+ *       v2 server SDK, 2026-07-28) with its kept connection;
+ *   (s) its baseline: the same tool called directly on that server with the official v2 client SDK.
+ * Both are driven one call at a time from this process; `mcp` in the report has their figures and
+ * `summary.mcp` the added median (target <= 1 ms). BENCH_ONLY=m measures that path alone.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,29 +43,29 @@ import { createServer as createNetServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, Server as McpServer } from '@modelcontextprotocol/server';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Pool } from 'undici';
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '../libs/common/src/index.js';
-import { AppConfigurationEntity } from '../src/app-configurations/app-configuration.entity.js';
-import { AppEntity } from '../src/apps/app.entity.js';
-import { loadConfig } from '../src/config/app-config.js';
-import { databaseOptions } from '../src/database/database-options.js';
+import { AppConfigurationEntity } from '../src/app-configurations/index.js';
+import { AppEntity } from '../src/apps/index.js';
+import { loadConfig } from '../src/config/index.js';
+import { databaseOptions, EmbeddedDatabase } from '../src/database/index.js';
 import { ENTITIES } from '../src/entities.js';
-import { EmbeddedDatabase } from '../src/database/embedded-database.js';
-import { FunctionEntity } from '../src/functions/function.entity.js';
-import { LinkedAccountEntity } from '../src/linked-accounts/linked-account.entity.js';
-import { ProjectsRepository } from '../src/projects/projects.repository.js';
-import { HeaderApiKeyStrategy } from '../src/projects/header-api-key.strategy.js';
-import { ProjectsService } from '../src/projects/projects.service.js';
-import { CLI_ACTOR } from '../src/audit/actor.js';
-import { AuditRepository } from '../src/audit/audit.repository.js';
-import { AuditService } from '../src/audit/audit.service.js';
+import { FunctionEntity } from '../src/functions/index.js';
+import { LinkedAccountEntity } from '../src/linked-accounts/index.js';
+import { HeaderApiKeyStrategy, ProjectsRepository, ProjectsService } from '../src/projects/index.js';
+import { AuditRepository, AuditService, CLI_ACTOR } from '../src/audit/index.js';
 
 const UPSTREAM_BODY = JSON.stringify({ id: 42, name: 'bench', tags: ['a', 'b'], ok: true });
 export const FUNCTION_NAME = 'BENCH__GET_ITEM';
+/** BENCH_MCP: the function of the remote MCP server's app, and its tool's input. */
+const MCP_FUNCTION_NAME = 'BENCH_MCP__GET_ITEM';
+const MCP_ARGUMENTS = { q: 'bench' };
 export const OWNER = 'bench-user';
 export const EXECUTE_BODY = JSON.stringify({
   function_input: { query: { q: 'bench' } },
@@ -135,6 +143,58 @@ export function createProxy(upstreamUrl: string): Server {
   return server;
 }
 
+/** (BENCH_MCP) a remote MCP server: one tool, get_item, answering the upstream's item as structured content. */
+export function createMcpUpstream(): Server {
+  const item = JSON.parse(UPSTREAM_BODY) as Record<string, unknown>;
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: 'bench-mcp', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', () => ({
+      tools: [
+        {
+          name: 'get_item',
+          description: 'Get an item',
+          inputSchema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] },
+        },
+      ],
+    }));
+    server.setRequestHandler('tools/call', () => ({
+      content: [{ type: 'text' as const, text: UPSTREAM_BODY }],
+      structuredContent: item,
+    }));
+    return server;
+  });
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (typeof value === 'string') {
+            headers.set(name, value);
+          }
+        }
+        const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+        const answer = await handler.fetch(
+          new Request(`http://127.0.0.1${request.url ?? '/'}`, {
+            method: request.method,
+            headers,
+            body: hasBody ? Buffer.concat(chunks) : undefined,
+          }),
+        );
+        const body = Buffer.from(await answer.arrayBuffer());
+        response.writeHead(answer.status, Object.fromEntries(answer.headers));
+        response.end(body);
+      })().catch(() => {
+        response.writeHead(500);
+        response.end();
+      });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return server;
+}
+
 /** Serves `server` on a loopback port of its own and tells the parent process which. */
 async function runRole(server: Server): Promise<void> {
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
@@ -162,8 +222,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Migrates a fresh embedded database and writes a project, an app, a function, a configuration and an account. */
-export async function seed(env: Record<string, string>, upstreamUrl: string): Promise<string> {
+/**
+ * Migrates a fresh embedded database and writes a project, an app, a function, a configuration and an account;
+ * with `mcpServerUrl`, the same for an app of that remote MCP server (no_auth).
+ */
+export async function seed(env: Record<string, string>, upstreamUrl: string, mcpServerUrl?: string): Promise<string> {
   const config = loadConfig(env);
   const db = config.embedded
     ? await EmbeddedDatabase.open({ dataDir: config.DATA_DIR, maxConnections: 4, holder: 'bench seed' })
@@ -240,6 +303,9 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
       credentials: sealedForEveryBuild(box, { api_key: 'bench-upstream-key' }),
       enabled: true,
     });
+    if (mcpServerUrl) {
+      await seedMcpApp(dataSource, box, projectId, mcpServerUrl);
+    }
     return apiKey;
   } finally {
     if (dataSource.isInitialized) {
@@ -247,6 +313,63 @@ export async function seed(env: Record<string, string>, upstreamUrl: string): Pr
     }
     await db?.close();
   }
+}
+
+/** The app of a remote MCP server as `catalog add-mcp` writes it, configured by the project, `OWNER` linked. */
+async function seedMcpApp(dataSource: DataSource, box: SecretBox, projectId: string, serverUrl: string): Promise<void> {
+  await dataSource.getRepository(AppEntity).insert({
+    name: 'BENCH_MCP',
+    display_name: 'Bench MCP',
+    provider: 'bench-mcp',
+    version: '1',
+    description: 'Benchmark remote MCP server',
+    logo: '',
+    categories: [],
+    visibility: 'public',
+    active: true,
+    security_schemes: { no_auth: {} },
+    secrets: null,
+    content_hash: 'bench',
+  });
+  await dataSource.getRepository(FunctionEntity).insert({
+    name: MCP_FUNCTION_NAME,
+    app_name: 'BENCH_MCP',
+    description: 'Get an item',
+    tags: [],
+    visibility: 'public',
+    active: true,
+    protocol: 'mcp',
+    protocol_data: { server_url: serverUrl, tool: 'get_item' },
+    parameters: {
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+      visible: ['q'],
+      additionalProperties: false,
+    },
+    response: {},
+    content_hash: 'bench',
+  });
+  await dataSource.getRepository(AppConfigurationEntity).insert({
+    id: crypto.randomUUID(),
+    project_id: projectId,
+    app_name: 'BENCH_MCP',
+    security_scheme: 'no_auth',
+    security_scheme_overrides: {},
+    secrets: null,
+    enabled: true,
+    all_functions_enabled: true,
+    enabled_functions: [],
+  });
+  await dataSource.getRepository(LinkedAccountEntity).insert({
+    id: crypto.randomUUID(),
+    project_id: projectId,
+    app_name: 'BENCH_MCP',
+    linked_account_owner_id: OWNER,
+    security_scheme: 'no_auth',
+    credentials: box.sealJson({}),
+    enabled: true,
+  });
 }
 
 /**
@@ -365,6 +488,100 @@ export function figures(samples: Sample[]): Figures {
 
 export const round = (value: number) => Math.round(value * 1000) / 1000;
 
+/** (BENCH_MCP) Calls `call` one at a time for `seconds`, each call's latency kept; `pid` is the serving process's. */
+async function sequential(call: () => Promise<void>, seconds: number, pid?: number): Promise<Sample> {
+  const latencies: number[] = [];
+  const cpuBefore = cpuTimeMs(pid);
+  const mainBefore = cpuTimeMs(pid, true);
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  let errors = 0;
+  while (performance.now() < until) {
+    const before = performance.now();
+    try {
+      await call();
+      latencies.push(performance.now() - before);
+    } catch {
+      errors += 1;
+    }
+  }
+  return {
+    cpuMs: cpuTimeMs(pid) - cpuBefore,
+    mainThreadCpuMs: cpuTimeMs(pid, true) - mainBefore,
+    requests: latencies.length,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
+    errors,
+  };
+}
+
+/**
+ * (BENCH_MCP) The remote-MCP path against its baseline, in alternating rounds at concurrency 1: (m) the
+ * function through Patchbay, (s) the tool on the server directly with the official v2 client SDK.
+ */
+async function measureMcp(options: {
+  mcpServerUrl: string;
+  servicePort: number;
+  servicePid: number | undefined;
+  upstreamPid: number | undefined;
+  apiKey: string;
+  rounds: number;
+  seconds: number;
+}): Promise<Record<string, unknown>> {
+  const client = new McpClient({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(options.mcpServerUrl)));
+  const pool = new Pool(`http://127.0.0.1:${options.servicePort}`, { connections: 1, keepAliveTimeout: 60_000 });
+  const body = JSON.stringify({ function_input: MCP_ARGUMENTS, linked_account_owner_id: OWNER });
+  const direct = async () => {
+    const result = await client.callTool({ name: 'get_item', arguments: MCP_ARGUMENTS });
+    if (result.isError || result.structuredContent === undefined) {
+      throw new Error('the tool failed');
+    }
+  };
+  const throughPatchbay = async () => {
+    const answer = await pool.request({
+      method: 'POST',
+      path: `/v1/functions/${MCP_FUNCTION_NAME}/execute`,
+      headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
+      body,
+    });
+    const result = (await answer.body.json()) as { success?: boolean; error?: string };
+    if (!result.success) {
+      throw new Error(`the service did not execute the function: ${result.error}`);
+    }
+  };
+  try {
+    await throughPatchbay(); // fails loudly here rather than as errors in the figures
+    for (let warm = 0; warm < 300; warm += 1) {
+      await direct();
+      await throughPatchbay();
+    }
+    const samples: { s: Sample[]; m: Sample[] } = { s: [], m: [] };
+    for (let round = 0; round < options.rounds; round += 1) {
+      const order: ('s' | 'm')[] = round % 2 === 0 ? ['s', 'm'] : ['m', 's'];
+      for (const label of order) {
+        samples[label].push(
+          label === 's'
+            ? await sequential(direct, options.seconds, options.upstreamPid)
+            : await sequential(throughPatchbay, options.seconds, options.servicePid),
+        );
+      }
+    }
+    const s = figures(samples.s);
+    const m = figures(samples.m);
+    const added = round(m.median_ms - s.median_ms);
+    return {
+      concurrency_1: { s_direct_sdk_client: s, m_patchbay: m },
+      added_median_ms_at_1: added,
+      added_median_ms_at_1_target: '<= 1',
+      added_median_met: added <= 1,
+    };
+  } finally {
+    await client.close();
+    await pool.close();
+  }
+}
+
 /** A request budget no bench run reaches (PostgreSQL's default, 600 a minute, would answer 429 within a second). */
 const UNREACHED_REQUEST_BUDGET = '1000000000';
 
@@ -412,7 +629,13 @@ async function main(): Promise<void> {
   const dataDirs = [dataDir];
   const children: ChildProcess[] = [];
   const databases = server ? await ServerDatabases.connect(server) : undefined;
+  const withMcp = process.env.BENCH_MCP === '1';
   try {
+    const mcpUpstream = withMcp ? await forkRole('mcp-upstream') : undefined;
+    if (mcpUpstream) {
+      children.push(mcpUpstream.child);
+    }
+    const mcpServerUrl = mcpUpstream ? `http://127.0.0.1:${mcpUpstream.port}/mcp` : undefined;
     const upstream = await forkRole('upstream');
     children.push(upstream.child);
     const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
@@ -426,12 +649,14 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       PORT: String(port),
+      // The MCP server of BENCH_MCP is on 127.0.0.1.
+      ...(withMcp ? { MCP_SERVERS_ALLOW_PRIVATE_NETWORKS: 'true' } : {}),
     };
     if (databases) {
       env.DATABASE_URL = await databases.create('seed');
       env.RATE_LIMIT_REQUESTS = UNREACHED_REQUEST_BUDGET;
     }
-    const apiKey = await seed(env, upstreamUrl);
+    const apiKey = await seed(env, upstreamUrl, mcpServerUrl);
     /** Each service's own copy of the seeded data. */
     const copy = async (suffix: string): Promise<Record<string, string>> => {
       if (databases) {
@@ -503,11 +728,12 @@ async function main(): Promise<void> {
     // BENCH_ONLY=c (or a, b): measure one path only, e.g. while profiling.
     const only = process.env.BENCH_ONLY;
     const measured = only ? targets.filter((target) => only.includes(target.label)) : targets;
+    const mcpOnly = withMcp && measured.length === 0;
     for (const target of measured) {
       await measure(target, 8, 2); // warm-up: JIT, connection pools, caches
     }
     const samples: Record<string, Sample[]> = {};
-    for (let round = 0; round < rounds; round += 1) {
+    for (let round = 0; round < (mcpOnly ? 0 : rounds); round += 1) {
       for (const connections of levels) {
         // Each round in a rotated order, so that no path always follows the same one.
         const order = measured.map((_, index) => measured[(index + round) % measured.length]);
@@ -525,6 +751,23 @@ async function main(): Promise<void> {
           }
         }
       }
+    }
+    const mcp = mcpServerUrl
+      ? await measureMcp({
+          mcpServerUrl,
+          servicePort: port,
+          servicePid: service.pid,
+          upstreamPid: mcpUpstream?.child.pid,
+          apiKey,
+          rounds,
+          seconds,
+        })
+      : undefined;
+    if (mcpOnly && mcp) {
+      process.stdout.write(
+        `${JSON.stringify({ benchmark: 'execute', mcp, summary: { mcp: mcpSummary(mcp) } }, null, 2)}\n`,
+      );
+      return;
     }
     const at = (connections: number) => ({
       a_direct: figures(samples[`a@${connections}`] ?? []),
@@ -581,7 +824,9 @@ async function main(): Promise<void> {
         ...Object.fromEntries(
           compares.map((compare) => [compare.label, summaryOf(compare.label, compare.dist, compare.kind)]),
         ),
+        ...(mcp ? { mcp: mcpSummary(mcp) } : {}),
       },
+      ...(mcp ? { mcp } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
@@ -606,11 +851,20 @@ async function main(): Promise<void> {
   }
 }
 
+function mcpSummary(mcp: Record<string, unknown>) {
+  return {
+    path: 'remote MCP server through Patchbay, over the v2 SDK client directly',
+    added_median_ms_at_1: mcp.added_median_ms_at_1,
+  };
+}
+
 // Run only as the script (or one of its child roles); bench/mcp.ts imports the helpers above.
 if (process.argv[1] === SELF) {
   const role = process.argv[2];
   if (role === 'upstream') {
     await runRole(createUpstream());
+  } else if (role === 'mcp-upstream') {
+    await runRole(createMcpUpstream());
   } else if (role === 'proxy') {
     await runRole(createProxy(process.env.BENCH_UPSTREAM_URL as string));
   } else {

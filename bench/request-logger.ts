@@ -6,7 +6,7 @@
  * serialisers on). Prints nanoseconds per request for each.
  */
 import { Writable } from 'node:stream';
-import { createPino, LazyChildLogger } from '../libs/common/src/logging/pino-logger.js';
+import { createPino, LazyChildLogger } from '../libs/common/src/index.js';
 
 const REQUESTS = 200_000;
 const sink = new Writable({ write: (_chunk, _encoding, done) => done() });

@@ -17,8 +17,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOpenApiDocument } from '../src/catalog/openapi/openapi-source.js';
-import { mapOpenApiDocument } from '../src/catalog/openapi/openapi-mapping.js';
+import { loadOpenApiDocument, mapOpenApiDocument } from '../src/catalog/index.js';
 import {
   analyseFields,
   appDocument,

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { request } from 'undici';
+import type { Server } from 'node:http';
+import { type Pool, request } from 'undici';
 
 const run = promisify(execFile);
 
@@ -151,3 +152,51 @@ export function table(header: string[], rows: (string | number)[][]): string {
   }
   return lines.join('\n');
 }
+
+/** Listens on a free loopback port; the server's base URL. */
+export async function listenLocal(server: Server): Promise<string> {
+  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** One path of an in-process CPU comparison: POSTs of one body to one address. */
+export interface CpuPath {
+  label: string;
+  pool: Pool;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  /** When given, an answer's text must contain it (`"success":true` for an execution). */
+  expect?: string;
+}
+
+/**
+ * CPU µs of this process (process.cpuUsage: every thread, to the microsecond) per request over `amount` POSTs,
+ * `connections` at a time. Any answer other than 200 (or without `expect`) throws: a figure of failures is no
+ * figure. The in-process comparisons (guard:execute, bench:metrics-cost) take these blocks in turn, so that
+ * the machine's load weighs on each path alike.
+ */
+export async function cpuPerRequest(target: CpuPath, amount: number, connections: number): Promise<number> {
+  let sent = 0;
+  const before = process.cpuUsage();
+  const connection = async () => {
+    while (sent < amount) {
+      sent += 1;
+      const answer = await target.pool.request({
+        method: 'POST',
+        path: target.path,
+        headers: target.headers,
+        body: target.body,
+      });
+      const text = await answer.body.text();
+      if (answer.statusCode !== 200 || (target.expect !== undefined && !text.includes(target.expect))) {
+        throw new Error(`${target.label} answered ${answer.statusCode}: ${text}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, connection));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / amount;
+}
+
+export const median = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];

@@ -1,38 +1,10 @@
-import { AppEntity } from '../apps/app.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import {
-  Column,
-  JoinColumn,
-  ManyToOne,
-  type Relation,
-  CreateDateColumn,
-  Entity,
-  Index,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { AppUseRow } from '../apps/app-use-row.js';
+import { Column, CreateDateColumn, Entity, Index, UpdateDateColumn } from 'typeorm';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 
 @Entity('app_configurations')
 @Index(['project_id', 'app_name'], { unique: true })
-export class AppConfigurationEntity {
-  @PrimaryColumn('uuid')
-  id: string;
-
-  @Column('uuid')
-  project_id: string;
-
-  @Column('text')
-  app_name: string;
-
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
-
-  @ManyToOne(() => AppEntity, { onDelete: 'RESTRICT', onUpdate: 'CASCADE' })
-  @JoinColumn({ name: 'app_name' })
-  app?: Relation<AppEntity>;
-
+export class AppConfigurationEntity extends AppUseRow {
   @Column('text')
   security_scheme: SecurityScheme;
 

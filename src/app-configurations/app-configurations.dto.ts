@@ -14,6 +14,7 @@ import {
   RequiredEnum,
   RequiredString,
 } from '../../libs/common/src/index.js';
+import { AppUsePublic } from '../apps/apps.dto.js';
 import { SECURITY_SCHEMES, type SecurityScheme } from '../apps/security-scheme.js';
 
 /** Schemes whose settings a project may override; the others have nothing project-specific to set. */
@@ -218,16 +219,7 @@ export class SecuritySchemeOverridesPublic {
   oauth2?: OAuth2OverridesPublic;
 }
 
-export class AppConfigurationPublic {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  project_id: string;
-
-  @ApiProperty({ example: 'GITHUB' })
-  app_name: string;
-
+export class AppConfigurationPublic extends AppUsePublic {
   @ApiProperty({ enum: SECURITY_SCHEMES, enumName: 'SecurityScheme' })
   security_scheme: SecurityScheme;
 

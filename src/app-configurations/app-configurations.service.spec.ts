@@ -5,8 +5,7 @@ import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import type { AppsRepository } from '../apps/apps.repository.js';
 import { apiKeyActor } from '../audit/actor.js';
-import type { AuditChange, AuditService } from '../audit/audit.service.js';
-import type { ChangeNotifications, ChangeTopic } from '../database/change-notifications.js';
+import { Recorded } from '../../test/helpers/recorders.js';
 import type { FunctionsRepository } from '../functions/functions.repository.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
 import type { AppConfigurationCreate } from './app-configurations.dto.js';
@@ -28,13 +27,10 @@ import { AppConfigurationsService } from './app-configurations.service.js';
  * methods it calls, so that each rule is seen on its own and what the service asks the repository to write
  * can be read. The same rules through HTTP and a real database: test/e2e/app-configurations.
  */
-class Rows {
+class Rows extends Recorded {
   readonly configurations = new Map<string, AppConfigurationEntity>();
   /** Every update the service asked for, with the columns it named. */
   readonly updates: ConfigurationChanges[] = [];
-  readonly published: ChangeTopic[] = [];
-  /** Every change the service reported to the audit log. */
-  readonly audited: AuditChange[] = [];
 
   readonly repository = {
     findForProject: (projectId: string, appName: string) =>
@@ -78,24 +74,13 @@ describe('AppConfigurationsService', () => {
       findVisibleByName: (name: string) => Promise.resolve((rows.apps[name] as AppEntity | undefined) ?? null),
     };
     const functions = { visibleNamesOfApp: (name: string) => Promise.resolve(rows.functions[name] ?? []) };
-    const changes = {
-      publish: (topic: ChangeTopic) => {
-        rows.published.push(topic);
-        return Promise.resolve();
-      },
-    };
     service = new AppConfigurationsService(
       rows.repository as unknown as AppConfigurationsRepository,
       apps as unknown as AppsRepository,
       functions as unknown as FunctionsRepository,
       box,
-      changes as unknown as ChangeNotifications,
-      {
-        record: (change: AuditChange) => {
-          rows.audited.push(change);
-          return Promise.resolve();
-        },
-      } as unknown as AuditService,
+      rows.changes,
+      rows.audit,
     );
   });
 

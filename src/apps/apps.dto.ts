@@ -147,3 +147,15 @@ export class AppDetails {
   @ApiProperty({ format: 'date-time' })
   updated_at: string;
 }
+
+/** The fields a project's use of an app begins with on the wire: an app configuration, a linked account. */
+export class AppUsePublic {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  project_id: string;
+
+  @ApiProperty({ example: 'GITHUB' })
+  app_name: string;
+}

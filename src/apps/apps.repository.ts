@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import { AppEntity } from './app.entity.js';
-import { VISIBLE, visibleSql } from './visibility.js';
+import { VISIBLE, visibleSql } from '../catalog-rules/visibility.js';
 
 export interface AppSearch {
   /** The caller project, for `configuredOnly`. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { stableId } from '../catalog/stable-id.js';
+import { stableId } from '../catalog-rules/stable-id.js';
 import type { FunctionEntity } from '../functions/function.entity.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { functionDetails } from '../functions/functions.service.js';

@@ -9,6 +9,8 @@ import type { ActorType } from './actor.js';
 @Entity('audit_events')
 @Index('IDX_audit_events_project_time', ['project_id', 'created_at'])
 @Index('IDX_audit_events_project_resource', ['project_id', 'resource_type', 'resource_id'])
+// AUDIT_RETENTION_DAYS deletes by age alone.
+@Index('IDX_audit_events_time', ['created_at'])
 export class AuditEventEntity {
   @PrimaryColumn('uuid')
   id: string;

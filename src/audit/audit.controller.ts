@@ -16,8 +16,9 @@ export class AuditController {
   @ApiOperation({
     summary: 'List the administrative changes of the caller project, newest first',
     description:
-      'Who changed what and when: app configurations, linked accounts, connect links, MCP tokens, the MCP ' +
-      'identity provider and OAuth clients, API keys. `before` and `after` hold allow-listed fields only, ' +
+      'Who changed what and when: app configurations, linked accounts, connect links, MCP tokens (also revoked ' +
+      'at the MCP authorization server), the MCP identity provider and OAuth clients, API keys. `before` and ' +
+      '`after` hold allow-listed fields only, ' +
       'never a credential, token or secret.',
   })
   @ApiOkResponse({ type: [AuditEventPublic] })

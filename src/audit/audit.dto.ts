@@ -91,15 +91,18 @@ export class AuditEventPublic {
     enum: ACTOR_TYPES,
     enumName: 'AuditActorType',
     description:
-      'Who made the change: an API key, an MCP token, the command line, or the service itself (an end user ' +
-      'completing a connect link or an OAuth 2.0 flow)',
+      'Who made the change: an API key, an MCP token, an MCP client at its authorization server (revoking ' +
+      'its own token), the command line, or the service itself (an end user completing a connect link or an ' +
+      'OAuth 2.0 flow, a token family revoked because a refresh token or code was used twice)',
   })
   actor_type: ActorType;
 
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'The id of the API key or MCP token (never its value); null for `cli` and `system`',
+    description:
+      'The id of the API key or MCP token (never its value), or the OAuth client id of an MCP client; null ' +
+      'for `cli` and `system`',
   })
   actor_id: string | null;
 

@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
+import { AuditRetention } from './audit-retention.js';
 import { AuditController } from './audit.controller.js';
 import { AuditRepository } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
 
-/** The audit log: every feature that makes administrative changes records them through AuditService. */
+/**
+ * The audit log: every feature that makes administrative changes records them through AuditService; the
+ * HTTP service prunes old records when AUDIT_RETENTION_DAYS is set (AuditRetention).
+ */
 @Module({
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService],
+  providers: [AuditRepository, AuditService, AuditRetention],
   exports: [AuditService],
 })
 export class AuditModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryDeepPartialEntity } from 'typeorm';
+import { newestFirst } from '../database/newest-first.js';
 import type { ActorType } from './actor.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 
@@ -28,38 +29,38 @@ export class AuditRepository {
     await manager.insert(AuditEventEntity, event as QueryDeepPartialEntity<AuditEventEntity>);
   }
 
+  /**
+   * Deletes at most `limit` records made before `cutoff`, oldest first; the number deleted. Rows another
+   * instance is deleting at the same moment are skipped (SKIP LOCKED), so instances pruning together neither
+   * wait for each other nor delete a row twice.
+   */
+  async deleteOlderThan(cutoff: Date, limit: number): Promise<number> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(AuditEventEntity)
+      .where(
+        `id IN (SELECT id FROM audit_events WHERE created_at < :cutoff ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED)`,
+        { cutoff, limit },
+      )
+      .execute();
+    return result.affected ?? 0;
+  }
+
   /** Newest first; ties (one transaction's records) in the order they were written, newest first too. */
   listForProject(projectId: string, filter: AuditEventFilter): Promise<AuditEventEntity[]> {
-    const query = this.dataSource
-      .getRepository(AuditEventEntity)
-      .createQueryBuilder('a')
-      .where('a.project_id = :projectId', { projectId });
-    if (filter.action !== undefined) {
-      query.andWhere('a.action = :action', { action: filter.action });
-    }
-    if (filter.resourceType !== undefined) {
-      query.andWhere('a.resource_type = :resourceType', { resourceType: filter.resourceType });
-    }
-    if (filter.resourceId !== undefined) {
-      query.andWhere('a.resource_id = :resourceId', { resourceId: filter.resourceId });
-    }
-    if (filter.actorType !== undefined) {
-      query.andWhere('a.actor_type = :actorType', { actorType: filter.actorType });
-    }
-    if (filter.actorId !== undefined) {
-      query.andWhere('a.actor_id = :actorId', { actorId: filter.actorId });
-    }
-    if (filter.since !== undefined) {
-      query.andWhere('a.created_at >= :since', { since: filter.since });
-    }
-    if (filter.until !== undefined) {
-      query.andWhere('a.created_at < :until', { until: filter.until });
-    }
-    return query
-      .orderBy('a.created_at', 'DESC')
-      .addOrderBy('a.id', 'DESC')
-      .offset(filter.offset)
-      .limit(filter.limit)
-      .getMany();
+    return newestFirst(this.dataSource.getRepository(AuditEventEntity), projectId, {
+      equal: {
+        action: filter.action,
+        resource_type: filter.resourceType,
+        resource_id: filter.resourceId,
+        actor_type: filter.actorType,
+        actor_id: filter.actorId,
+      },
+      since: filter.since,
+      until: filter.until,
+      offset: filter.offset,
+      limit: filter.limit,
+    });
   }
 }

@@ -33,7 +33,9 @@ export const AUDITED_RESOURCES = {
   },
   mcp_token: {
     verbs: ['created', 'revoked'],
-    fields: ['linked_account_owner_id', 'apps', 'expires_at', 'oauth_client_id'],
+    // A revocation at the MCP authorization server: `reason` (revoked_by_client, refresh_token_reused,
+    // authorization_code_reused) and, for the first, which token the client presented (access_token, refresh_token).
+    fields: ['linked_account_owner_id', 'apps', 'expires_at', 'oauth_client_id', 'reason', 'revoked_token'],
   },
   mcp_identity_provider: {
     verbs: ['created', 'updated', 'deleted'],
@@ -54,6 +56,11 @@ export const AUDITED_RESOURCES = {
   catalog: {
     verbs: ['imported'],
     fields: ['source', 'apps_added', 'apps_updated', 'functions_added', 'functions_updated'],
+  },
+  /** `patchbay secrets rotate`: counts only, never a key (the key id names which key of SECRETS_KEYS is newest). */
+  sealing_key: {
+    verbs: ['rotated'],
+    fields: ['key_id', 'resealed', 'changed_concurrently', 'unreadable', 'remaining'],
   },
   mcp_server: {
     verbs: ['added', 'synced'],

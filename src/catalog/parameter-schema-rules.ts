@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { hiddenRequired, isSchemaNode, subschemas } from '../functions/visible-parameters.js';
+import { hiddenRequired, isSchemaNode, subschemas } from '../catalog-rules/visible-parameters.js';
 
 // ajv-formats is CommonJS: imported from ESM, the plugin is the module's `default` member.
 const addFormats = addFormatsModule.default;

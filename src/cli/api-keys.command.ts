@@ -1,6 +1,6 @@
 import { ProjectsService } from '../projects/projects.service.js';
 import { parseDateTimeOption, parseDuration } from './arguments.js';
-import { type CommandGroup, CommandError, out, withContext } from './command.js';
+import { type CommandGroup, CommandError, out, outResult, withContext } from './command.js';
 import { CLI_ACTOR } from '../audit/actor.js';
 
 /** `patchbay api-keys …`. */
@@ -25,15 +25,13 @@ export const apiKeysCommands: CommandGroup = (program) => {
         const expiresAt =
           options.expiresAt ?? (options.expiresIn !== undefined ? new Date(Date.now() + options.expiresIn) : null);
         const created = await ctx.get(ProjectsService).createApiKey(CLI_ACTOR, options.project, expiresAt);
-        if (options.json) {
-          out(JSON.stringify(created));
-        } else {
-          out(`API key ${created.api_key_id} created for project ${created.project_id}.`);
-          if (created.expires_at) {
-            out(`It expires at ${created.expires_at}.`);
+        outResult(created, options.json, (key) => {
+          out(`API key ${key.api_key_id} created for project ${key.project_id}.`);
+          if (key.expires_at) {
+            out(`It expires at ${key.expires_at}.`);
           }
-          out(`API key (shown once, store it now): ${created.api_key}`);
-        }
+          out(`API key (shown once, store it now): ${key.api_key}`);
+        });
       }),
     );
 
@@ -49,16 +47,16 @@ export const apiKeysCommands: CommandGroup = (program) => {
     .action((options: { project: string; json?: boolean }) =>
       withContext('patchbay api-keys list', true, async (ctx) => {
         const keys = await ctx.get(ProjectsService).listApiKeys(options.project);
-        if (options.json) {
-          out(JSON.stringify(keys));
-          return;
-        }
-        out(['id', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'].join('\t'));
-        for (const key of keys) {
-          out(
-            [key.id, key.created_at, key.expires_at ?? '-', key.last_used_at ?? '-', key.revoked_at ?? '-'].join('\t'),
-          );
-        }
+        outResult(keys, options.json, (rows) => {
+          out(['id', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'].join('\t'));
+          for (const key of rows) {
+            out(
+              [key.id, key.created_at, key.expires_at ?? '-', key.last_used_at ?? '-', key.revoked_at ?? '-'].join(
+                '\t',
+              ),
+            );
+          }
+        });
       }),
     );
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { CatalogService, type ChangeSummary, type ImportReport, readSecretsFile } from '../catalog/catalog.service.js';
 import { OpenApiImportService, type OpenApiImportReport } from '../catalog/openapi/openapi-import.service.js';
 import { collect, parsePositiveInt } from './arguments.js';
-import { type CommandGroup, CommandError, err, out, withContext, withProgressBar } from './command.js';
+import { type CommandGroup, CommandError, err, out, outResult, withContext, withProgressBar } from './command.js';
 import { mcpServerCommands } from './mcp-servers.command.js';
 
 interface ImportOptions {
@@ -50,11 +50,7 @@ export const catalogCommands: CommandGroup = (program) => {
             onProgress,
           }),
         );
-        if (options.json) {
-          out(JSON.stringify(report));
-        } else {
-          printImportReport(report);
-        }
+        outResult(report, options.json, printImportReport);
         if (report.problems.length > 0) {
           throw new CommandError('');
         }
@@ -104,11 +100,7 @@ export const catalogCommands: CommandGroup = (program) => {
             onProgress,
           }),
         );
-        if (options.json) {
-          out(JSON.stringify(report));
-        } else {
-          printOpenApiReport(report);
-        }
+        outResult(report, options.json, printOpenApiReport);
         if (report.refused.length > 0) {
           throw new CommandError('');
         }

@@ -17,6 +17,15 @@ export class CommandError extends Error {}
 export const out = (text: string) => process.stdout.write(`${text}\n`);
 export const err = (text: string) => process.stderr.write(`${text}\n`);
 
+/** A command's result: with --json one line of JSON and nothing else, else the lines `text` writes. */
+export function outResult<T>(result: T, json: boolean | undefined, text: (result: T) => void): void {
+  if (json) {
+    out(JSON.stringify(result));
+  } else {
+    text(result);
+  }
+}
+
 /** Failures are reported once, by the program; only warnings (e.g. a generated secrets key) are logged. */
 const WARNINGS_ONLY: LoggerService = {
   log: () => undefined,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type McpServerAuth, McpServersService, type McpSyncReport } from '../mcp-servers/mcp-servers.service.js';
-import { CommandError, out, withContext } from './command.js';
+import { CommandError, out, outResult, withContext } from './command.js';
 
 interface AddMcpOptions {
   appName?: string;
@@ -45,7 +45,7 @@ export function mcpServerCommands(catalog: Command): void {
           auth: options.auth === undefined ? undefined : parseAuth(options.auth, options),
           token: options.token,
         });
-        print(report, options.json);
+        outResult(report, options.json, printSyncReport);
       }),
     );
 
@@ -58,7 +58,7 @@ export function mcpServerCommands(catalog: Command): void {
     .action((app: string, options: { token?: string; json?: boolean }) =>
       withContext('patchbay catalog sync', true, async (ctx) => {
         const report = await ctx.get(McpServersService).sync(app, { token: options.token });
-        print(report, options.json);
+        outResult(report, options.json, printSyncReport);
       }),
     );
 }
@@ -83,11 +83,7 @@ function parseAuth(text: string, options: AddMcpOptions): McpServerAuth {
   throw new CommandError(`--auth must be none, bearer, api-key:HEADER or oauth2, not ${JSON.stringify(text)}`);
 }
 
-function print(report: McpSyncReport, json: boolean | undefined): void {
-  if (json) {
-    out(JSON.stringify(report));
-    return;
-  }
+function printSyncReport(report: McpSyncReport): void {
   const { functions } = report;
   out(
     `${report.app}: ${report.server.name} ${report.server.version} (protocol ${report.server.protocol_version ?? 'unknown'}) at ${report.url}`,

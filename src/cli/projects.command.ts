@@ -1,5 +1,5 @@
 import { ProjectsService } from '../projects/projects.service.js';
-import { type CommandGroup, out, withContext } from './command.js';
+import { type CommandGroup, out, outResult, withContext } from './command.js';
 import { CLI_ACTOR } from '../audit/actor.js';
 
 /** `patchbay projects …`. */
@@ -18,12 +18,10 @@ export const projectsCommands: CommandGroup = (program) => {
     .action((options: { name: string; json?: boolean }) =>
       withContext('patchbay projects create', true, async (ctx) => {
         const created = await ctx.get(ProjectsService).createProject(CLI_ACTOR, options.name);
-        if (options.json) {
-          out(JSON.stringify({ project_id: created.project_id, api_key: created.api_key }));
-        } else {
-          out(`Project ${created.project_id} created.`);
-          out(`API key (shown once, store it now): ${created.api_key}`);
-        }
+        outResult({ project_id: created.project_id, api_key: created.api_key }, options.json, (project) => {
+          out(`Project ${project.project_id} created.`);
+          out(`API key (shown once, store it now): ${project.api_key}`);
+        });
       }),
     );
 };

@@ -1,6 +1,7 @@
+import { CLI_ACTOR } from '../audit/actor.js';
 import { type RotationReport, SecretsRotationService } from '../secrets/secrets-rotation.service.js';
 import { parsePositiveInt } from './arguments.js';
-import { type CommandGroup, CommandError, out, withContext } from './command.js';
+import { type CommandGroup, CommandError, out, outResult, withContext } from './command.js';
 
 /** `patchbay secrets …`. */
 export const secretsCommands: CommandGroup = (program) => {
@@ -19,12 +20,8 @@ export const secretsCommands: CommandGroup = (program) => {
     .option('--json', 'print the report as JSON')
     .action((options: { batchSize?: number; json?: boolean }) =>
       withContext('patchbay secrets rotate', true, async (ctx) => {
-        const report = await ctx.get(SecretsRotationService).rotate({ batchSize: options.batchSize });
-        if (options.json) {
-          out(JSON.stringify(report));
-        } else {
-          printRotationReport(report);
-        }
+        const report = await ctx.get(SecretsRotationService).rotate(CLI_ACTOR, { batchSize: options.batchSize });
+        outResult(report, options.json, printRotationReport);
         if (report.remaining > 0) {
           throw new CommandError(
             report.unreadable > 0

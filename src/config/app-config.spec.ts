@@ -12,3 +12,30 @@ describe('TRUST_PROXY', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'lb.internal' })).toThrow(/TRUST_PROXY must be comma-separated IP/);
   });
 });
+
+describe('AUDIT_RETENTION_DAYS', () => {
+  it('is off unless set, and takes a whole number of days', () => {
+    expect(loadConfig({}).AUDIT_RETENTION_DAYS).toBeUndefined();
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '90' }).AUDIT_RETENTION_DAYS).toBe(90);
+  });
+
+  it('refuses zero, negative and non-numeric values, naming the variable', () => {
+    for (const value of ['0', '-5', 'ninety', '1.5']) {
+      expect(() => loadConfig({ AUDIT_RETENTION_DAYS: value })).toThrow(/AUDIT_RETENTION_DAYS/);
+    }
+  });
+});
+
+describe('TRACING_SAMPLE_RATIO', () => {
+  it('traces every request unless set, and takes a share from 0 to 1', () => {
+    expect(loadConfig({}).TRACING_SAMPLE_RATIO).toBe(1);
+    expect(loadConfig({ TRACING_SAMPLE_RATIO: '0.25' }).TRACING_SAMPLE_RATIO).toBe(0.25);
+    expect(loadConfig({ TRACING_SAMPLE_RATIO: '0' }).TRACING_SAMPLE_RATIO).toBe(0);
+  });
+
+  it('refuses values outside 0 to 1 and non-numbers, naming the variable', () => {
+    for (const value of ['1.5', '-0.1', 'half', '2']) {
+      expect(() => loadConfig({ TRACING_SAMPLE_RATIO: value })).toThrow(/TRACING_SAMPLE_RATIO/);
+    }
+  });
+});

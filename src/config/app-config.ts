@@ -1,6 +1,18 @@
 import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -41,6 +53,9 @@ const toBool = ({ value }: { value: unknown }) =>
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+
+const toNumber = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
 
 /**
  * Every setting the service reads from its environment, validated once at start. Nothing else in
@@ -371,6 +386,15 @@ export class AppConfig {
   TRUST_PROXY?: string;
 
   @Setting(
+    'Days an audit record is kept: each instance of the HTTP service deletes older records once an hour (a minute after it starts, then hourly); unset: records are kept for ever. See [operations](operations.md#audit-log)',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUDIT_RETENTION_DAYS?: number;
+
+  @Setting(
     "Port of the Prometheus endpoint (`GET /metrics`), served apart from the API so that it is never reachable through the API's address or its load balancer; unset: no metrics are kept at all. See [operations](operations.md)",
   )
   @IsOptional()
@@ -410,6 +434,16 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   TRACING_EXPORT_DELAY_MS = 2000;
+
+  @Setting(
+    'The share of requests traced, from 0 to 1, when the caller sends no `traceparent` (a request whose caller ' +
+      'sent one follows its sampled flag); each unsampled request still pays for the trace context, not for spans',
+  )
+  @Transform(toNumber)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
+  TRACING_SAMPLE_RATIO = 1;
 
   get embedded(): boolean {
     return !this.DATABASE_URL;

@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, type Relation } from 'typeorm';
 import { AppEntity } from '../apps/app.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { OwnerIdColumn } from '../linked-accounts/owner-id.js';
+import { ProjectOwnedRow } from '../projects/project-owned-row.js';
 
 /** Stored states; `expired` is never stored: a pending link past its `expires_at` reads as expired. */
 export const STORED_CONNECT_LINK_STATUSES = ['pending', 'completed', 'revoked'] as const;
@@ -12,18 +13,8 @@ export type StoredConnectLinkStatus = (typeof STORED_CONNECT_LINK_STATUSES)[numb
  * then in an HttpOnly cookie.
  */
 @Entity('connect_links')
-export class ConnectLinkEntity {
-  @PrimaryColumn('uuid')
-  id: string;
-
-  @Index()
-  @Column('uuid')
-  project_id: string;
-
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
-
+@Index(['project_id'])
+export class ConnectLinkEntity extends ProjectOwnedRow {
   @Column('text')
   app_name: string;
 
@@ -31,7 +22,7 @@ export class ConnectLinkEntity {
   @JoinColumn({ name: 'app_name' })
   app?: Relation<AppEntity>;
 
-  @Column('varchar', { length: 255 })
+  @OwnerIdColumn()
   linked_account_owner_id: string;
 
   /** How the page names the end user, when the developer gave it (the owner id is never shown then). */

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsUrl } from 'class-validator';
 import { encodeIssue, OptionalInt, OptionalString, RequiredString, RequiredUuid } from '../../libs/common/src/index.js';
+import { RequiredOwnerId } from '../linked-accounts/owner-id.js';
 
 export const CONNECT_LINK_STATUSES = ['pending', 'completed', 'expired', 'revoked'] as const;
 export type ConnectLinkStatus = (typeof CONNECT_LINK_STATUSES)[number];
@@ -19,12 +20,7 @@ export class ConnectLinkCreate {
   @RequiredString({ description: 'Name of the configured app', example: 'GITHUB' })
   app_name: string;
 
-  @RequiredString({
-    description: 'Id of the owner of the account to link (e.g. the end user of the caller)',
-    minLength: 1,
-    maxLength: 255,
-    example: 'user-42',
-  })
+  @RequiredOwnerId('Id of the owner of the account to link (e.g. the end user of the caller)')
   linked_account_owner_id: string;
 
   @OptionalString({

@@ -4,7 +4,8 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PublicRoute } from '../projects/api-key.guard.js';
 import { type PageResponse, PRIVATE_HEADERS, STYLESHEET } from './connect-page.js';
-import { COOKIE_NAME, ConnectPageService, type PageRequest } from './connect-page.service.js';
+import type { PageRequest } from './connect-page-guard.js';
+import { COOKIE_NAME, ConnectPageService } from './connect-page.service.js';
 
 /** The end user's HTML pages of connect links; the single-use token (then its cookie) authenticates. */
 @ApiExcludeController()

@@ -1,6 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
+import { constantTimeEqual, DomainError, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
@@ -34,21 +33,11 @@ import {
   seeOther,
   successPage,
 } from './connect-page.js';
+import { csrfToken, isSameSite, originOf, type PageRequest } from './connect-page-guard.js';
 
 export const COOKIE_NAME = 'patchbay_connect';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POST_WINDOW_MS = 60_000;
-
-/** What the controller reads from a browser request. */
-export interface PageRequest {
-  linkId: string;
-  /** The link's token from its cookie. */
-  cookieToken?: string;
-  /** `Origin` and `Sec-Fetch-Site` request headers, and the origin the request was addressed to. */
-  origin?: string;
-  fetchSite?: string;
-  requestOrigin: string;
-}
 
 /** A cookie for the controller to set: the link's token, scoped to the link's own path. */
 export interface TokenCookie {
@@ -267,7 +256,7 @@ export class ConnectPageService {
     }
     const usableLink = await this.usableLink(request);
     const csrf = form.csrf_token;
-    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfToken(usableLink.token, usableLink.link.id))) {
+    if (typeof csrf !== 'string' || !constantTimeEqual(csrf, csrfToken(usableLink.token, usableLink.link.id))) {
       throw crossSitePost();
     }
     if ((await this.links.countPost(usableLink.link.id, POST_WINDOW_MS)) > this.config.CONNECT_LINK_POSTS_PER_MINUTE) {
@@ -309,7 +298,7 @@ export class ConnectPageService {
       // A used, expired or revoked link says so to anyone (the back button after success has no cookie).
       usable(link);
     }
-    if (!link || !token || !safeEqual(hashBearerSecret(token), link.token_hash)) {
+    if (!link || !token || !constantTimeEqual(hashBearerSecret(token), link.token_hash)) {
       if (link && fromCookie && !token) {
         throw new ConnectPageError(
           401,
@@ -391,40 +380,5 @@ function credentialsOf(scheme: FormScheme, values: Record<string, string>): Link
       return { token: values.token };
     case 'no_auth':
       return {};
-  }
-}
-
-/** Bound to the link's token, so only a page that was given the token can post (synchronizer token). */
-function csrfToken(token: string, linkId: string): string {
-  return createHmac('sha256', token).update(`csrf:${linkId}`).digest('base64url');
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/**
- * Fetch metadata and Origin, when the browser sends them, must say the post came from this site
- * (PUBLIC_BASE_URL or the address the request was sent to); the SameSite=Lax cookie and the CSRF
- * token cover browsers that send neither.
- */
-function isSameSite(request: PageRequest, publicBaseUrl: string): boolean {
-  if (request.fetchSite && request.fetchSite !== 'same-origin') {
-    return false;
-  }
-  // `Origin: null` is what a browser sends from a page with `Referrer-Policy: no-referrer` (ours): no information.
-  if (request.origin && request.origin !== 'null') {
-    return request.origin === originOf(publicBaseUrl) || request.origin === request.requestOrigin;
-  }
-  return true;
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
   }
 }

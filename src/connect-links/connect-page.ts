@@ -119,23 +119,18 @@ export function linkPage(view: LinkView, status = 200): PageResponse {
 </form>`;
       break;
     case 'api_key':
-      form = `<form method="post" action="${action}" autocomplete="off">${hidden}
-${field('api_key', 'API key', 'password', errors, hint)}
-<button type="submit">Link account</button>
-</form>`;
+      form = credentialsForm(action, hidden, field('api_key', 'API key', 'password', errors, hint));
       break;
     case 'http_basic':
-      form = `<form method="post" action="${action}" autocomplete="off">${hidden}
-${field('username', 'User name', 'text', errors, hint)}
-${field('password', 'Password', 'password', errors, '')}
-<button type="submit">Link account</button>
-</form>`;
+      form = credentialsForm(
+        action,
+        hidden,
+        `${field('username', 'User name', 'text', errors, hint)}
+${field('password', 'Password', 'password', errors, '')}`,
+      );
       break;
     case 'http_bearer':
-      form = `<form method="post" action="${action}" autocomplete="off">${hidden}
-${field('token', 'Token', 'password', errors, hint)}
-<button type="submit">Link account</button>
-</form>`;
+      form = credentialsForm(action, hidden, field('token', 'Token', 'password', errors, hint));
       break;
     case 'no_auth':
       form = `<form method="post" action="${action}">${hidden}
@@ -152,6 +147,14 @@ ${error}
 ${form}
 <p class="note">Your credentials are sent to Patchbay only, stored encrypted, and never shown again.</p>`;
   return html(status, `Link ${view.appDisplayName}`, body, view.formTargets, view.brand);
+}
+
+/** The form of a scheme whose credentials the end user types: its fields, never autocompleted. */
+function credentialsForm(action: string, hidden: string, fields: string): string {
+  return `<form method="post" action="${action}" autocomplete="off">${hidden}
+${fields}
+<button type="submit">Link account</button>
+</form>`;
 }
 
 export function successPage(appDisplayName: string, brand?: Brand): PageResponse {

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { OWNER_ID_MAX_LENGTH } from '../linked-accounts/owner-id.js';
+import { OwnerIdColumn } from '../linked-accounts/owner-id.js';
 
 /**
  * One function execution, kept so that operators can answer "what did this agent do". Inputs and
@@ -25,7 +25,7 @@ export class ExecutionEntity {
   @Column('text')
   function_name: string;
 
-  @Column('varchar', { length: OWNER_ID_MAX_LENGTH })
+  @OwnerIdColumn()
   linked_account_owner_id: string;
 
   @Column('boolean')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { newestFirst } from '../database/newest-first.js';
 import { CacheGenerationEntity } from './cache-generation.entity.js';
 import { ExecutionLogBatch, plainArrayLiteral } from './execution-log.batch.js';
 import { ExecutionEntity } from './execution.entity.js';
@@ -64,30 +65,16 @@ export class ExecutionRepository {
 
   /** Newest first. */
   listExecutions(projectId: string, filter: ExecutionFilter): Promise<ExecutionEntity[]> {
-    const query = this.dataSource
-      .getRepository(ExecutionEntity)
-      .createQueryBuilder('e')
-      .where('e.project_id = :projectId', { projectId });
-    if (filter.functionName !== undefined) {
-      query.andWhere('e.function_name = :functionName', { functionName: filter.functionName });
-    }
-    if (filter.appName !== undefined) {
-      query.andWhere('e.app_name = :appName', { appName: filter.appName });
-    }
-    if (filter.ownerId !== undefined) {
-      query.andWhere('e.linked_account_owner_id = :ownerId', { ownerId: filter.ownerId });
-    }
-    if (filter.success !== undefined) {
-      query.andWhere('e.success = :success', { success: filter.success });
-    }
-    if (filter.since !== undefined) {
-      query.andWhere('e.created_at >= :since', { since: filter.since });
-    }
-    return query
-      .orderBy('e.created_at', 'DESC')
-      .addOrderBy('e.id', 'DESC')
-      .offset(filter.offset)
-      .limit(filter.limit)
-      .getMany();
+    return newestFirst(this.dataSource.getRepository(ExecutionEntity), projectId, {
+      equal: {
+        function_name: filter.functionName,
+        app_name: filter.appName,
+        linked_account_owner_id: filter.ownerId,
+        success: filter.success,
+      },
+      since: filter.since,
+      offset: filter.offset,
+      limit: filter.limit,
+    });
   }
 }

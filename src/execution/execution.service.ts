@@ -51,7 +51,7 @@ import { HttpBearerSchemeStrategy } from './strategies/http-bearer.strategy.js';
 import { NoAuthSchemeStrategy } from './strategies/no-auth.strategy.js';
 import { OAuth2SchemeStrategy } from './strategies/oauth2.strategy.js';
 import type { Authorization, ExecutionTarget, SecuritySchemeStrategy } from './strategies/security-scheme.strategy.js';
-import { enablesFunction } from '../app-configurations/runnable.js';
+import { enablesFunction } from '../catalog-rules/runnable.js';
 
 /** Who called, for the execution log (REST when not given). */
 export interface ExecutionOrigin {
@@ -312,7 +312,20 @@ export class ExecutionService {
   /** The upstream exchange (retries included) as a client span and a latency by app and outcome. */
   private async observedUpstream(appName: string, request: SerializedRequest): Promise<RunOutcome> {
     const started = performance.now();
-    const outcome = await this.tracing.span(
+    const outcome = this.tracing.enabled
+      ? await this.tracedUpstream(appName, request)
+      : await this.rest.execute(request);
+    const status = outcome.upstreamStatus;
+    this.metrics.upstreamCall(
+      appName,
+      status === null ? 'failed' : `${Math.floor(status / 100)}xx`,
+      (performance.now() - started) / 1000,
+    );
+    return outcome;
+  }
+
+  private tracedUpstream(appName: string, request: SerializedRequest): Promise<RunOutcome> {
+    return this.tracing.span(
       `upstream ${request.method}`,
       {
         'http.request.method': request.method,
@@ -330,13 +343,6 @@ export class ExecutionService {
       },
       SpanKind.CLIENT,
     );
-    const status = outcome.upstreamStatus;
-    this.metrics.upstreamCall(
-      appName,
-      status === null ? 'failed' : `${Math.floor(status / 100)}xx`,
-      (performance.now() - started) / 1000,
-    );
-    return outcome;
   }
 
   private async runConnector(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { hiddenRequired, subschemas, visibleParameters } from '../functions/visible-parameters.js';
+import { hiddenRequired, subschemas, visibleParameters } from '../catalog-rules/visible-parameters.js';
 import { ExecutionFailure, FunctionInputInvalidError } from './execution.errors.js';
 
 type Json = Record<string, unknown>;

@@ -67,7 +67,7 @@ export function placeCredentials(serverUrl: string, authorization: Authorization
   if (request.cookies.size > 0) {
     headers.Cookie = [...request.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
   }
-  return { url: url.toString(), headers };
+  return { url: url.toString(), headers, server: serverUrl };
 }
 
 export function toOutcome(result: CallToolResult): RunOutcome {

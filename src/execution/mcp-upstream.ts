@@ -4,6 +4,8 @@ import {
   type CallToolResult,
   Client,
   type Implementation,
+  ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
@@ -22,7 +24,12 @@ export interface McpEndpoint {
   /** The server's URL, with any credential the scheme puts in the query string. */
   url: string;
   headers: Record<string, string>;
+  /** The server's URL as registered, without credentials (`url` when absent): what a tool-list change names. */
+  server?: string;
 }
+
+/** A server announced `notifications/tools/list_changed` on a connection held with these credentials. */
+export type ToolsListChangedListener = (server: string, endpoint: McpEndpoint) => void;
 
 export interface McpServerDescription {
   serverInfo: Implementation;
@@ -53,6 +60,9 @@ const CONNECTION_IDLE_MS = 5 * 60_000;
 /** A tools/list page as read: each tool is checked on its own by whoever maps it. */
 const TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
+/** Notifications of one connection within this time count as one (the SDK's own debounce). */
+const LIST_CHANGED_DEBOUNCE_MS = 200;
+
 /** Pages of tools/list read at most: 10,000 tools at the usual 100 a page, with room. */
 export const MAX_TOOL_PAGES = 200;
 
@@ -64,25 +74,39 @@ export const MAX_TOOL_PAGES = 200;
  * (EXECUTION_MAX_RESPONSE_BYTES, counted by undici as the body streams in), and connects only to
  * public addresses unless MCP_SERVERS_ALLOW_PRIVATE_NETWORKS is set.
  *
- * Patchbay declares no client capabilities: a server's elicitation or sampling request is answered
- * with the SDK's "method not found" at once, and a 2026-07-28 `input_required` result is a failure
- * that says so, never a wait.
+ * Patchbay declares no client capabilities: a server's elicitation or sampling request (2025-11-25)
+ * is refused at once with an error that says why, and a 2026-07-28 `input_required` result is a
+ * failure that says so, never a wait.
+ *
+ * A kept connection listens for `notifications/tools/list_changed` (the session's GET stream on
+ * 2025-11-25, a `subscriptions/listen` stream on 2026-07-28) when the server offers it, and tells
+ * the listeners registered with `onToolsListChanged`.
  */
 @Injectable()
 export class McpUpstream implements OnModuleDestroy {
   private readonly agent: Agent;
+  /** For the long-lived notification streams of kept connections: no idle limit on the body. */
+  private readonly streamAgent: Agent;
   private readonly timeoutMs: number;
   private readonly connections: LRUCache<string, Connection>;
+  private readonly listChangedListeners = new Set<ToolsListChangedListener>();
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.EXECUTION_TIMEOUT_MS;
+    const connect = {
+      timeout: config.EXECUTION_CONNECT_TIMEOUT_MS,
+      ...(config.MCP_SERVERS_ALLOW_PRIVATE_NETWORKS ? {} : { lookup: publicOnlyLookup }),
+    };
     this.agent = new Agent({
-      connect: {
-        timeout: config.EXECUTION_CONNECT_TIMEOUT_MS,
-        ...(config.MCP_SERVERS_ALLOW_PRIVATE_NETWORKS ? {} : { lookup: publicOnlyLookup }),
-      },
+      connect,
       headersTimeout: config.EXECUTION_TIMEOUT_MS,
       bodyTimeout: config.EXECUTION_TIMEOUT_MS,
+      maxResponseSize: config.EXECUTION_MAX_RESPONSE_BYTES,
+    });
+    this.streamAgent = new Agent({
+      connect,
+      headersTimeout: config.EXECUTION_TIMEOUT_MS,
+      bodyTimeout: 0,
       maxResponseSize: config.EXECUTION_MAX_RESPONSE_BYTES,
     });
     this.connections = new LRUCache<string, Connection>({
@@ -95,7 +119,14 @@ export class McpUpstream implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.connections.clear();
-    await this.agent.destroy();
+    this.listChangedListeners.clear();
+    await Promise.all([this.agent.destroy(), this.streamAgent.destroy()]);
+  }
+
+  /** Calls `listener` whenever a kept connection's server announces a change of its tools; answers how to stop. */
+  onToolsListChanged(listener: ToolsListChangedListener): () => void {
+    this.listChangedListeners.add(listener);
+    return () => this.listChangedListeners.delete(listener);
   }
 
   /** The server's description, and every page of its tools handed to `onPage` as it comes. */
@@ -172,8 +203,10 @@ export class McpUpstream implements OnModuleDestroy {
     if (known) {
       return known;
     }
-    const client = this.newClient();
-    const ready = this.guard(endpoint, () => client.connect(this.transport(endpoint), { timeout: this.timeoutMs }));
+    const client = this.newClient(() => this.toolsChanged(endpoint));
+    const ready = this.guard(endpoint, () =>
+      client.connect(this.transport(endpoint, true), { timeout: this.timeoutMs }),
+    );
     // A failed handshake is the caller's to see; the entry goes so the next call tries again.
     ready.catch(() => this.connections.delete(key));
     const connection = { client, ready };
@@ -181,21 +214,46 @@ export class McpUpstream implements OnModuleDestroy {
     return connection;
   }
 
-  private newClient(): Client {
-    return new Client(
+  /** A client; with `onToolsChanged`, one that listens for the server's tool-list changes when it offers them. */
+  private newClient(onToolsChanged?: () => void): Client {
+    const client = new Client(
       { name: 'patchbay', title: 'Patchbay', version: API_VERSION },
       {
         capabilities: {},
         versionNegotiation: { mode: 'auto' },
         inputRequired: { autoFulfill: false },
+        ...(onToolsChanged
+          ? {
+              listChanged: {
+                tools: { autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: onToolsChanged },
+              },
+            }
+          : {}),
       },
     );
+    // No capabilities declared, and a request the client has no handler for is refused at once with
+    // words a tool's author can act on (the SDK's own answer is a bare "method not found").
+    client.fallbackRequestHandler = (request) =>
+      Promise.reject(
+        new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `Patchbay does not relay ${request.method}: it calls tools on behalf of an agent, with no user or model to ask during a call`,
+        ),
+      );
+    return client;
   }
 
-  private transport(endpoint: McpEndpoint): StreamableHTTPClientTransport {
+  private toolsChanged(endpoint: McpEndpoint): void {
+    for (const listener of this.listChangedListeners) {
+      listener(endpoint.server ?? endpoint.url, endpoint);
+    }
+  }
+
+  /** `streams`: a kept connection, whose notification streams (a GET, or a subscriptions/listen POST) may stay open. */
+  private transport(endpoint: McpEndpoint, streams = false): StreamableHTTPClientTransport {
     return new StreamableHTTPClientTransport(new URL(endpoint.url), {
       requestInit: { headers: endpoint.headers },
-      fetch: (url, init) => fetchThrough(this.agent, url, init),
+      fetch: (url, init) => fetchThrough(streams && isStream(init) ? this.streamAgent : this.agent, url, init),
     });
   }
 
@@ -271,6 +329,14 @@ function causeCode(error: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
+}
+
+/** A request whose answer is a stream of notifications meant to stay open: the session's GET, or subscriptions/listen. */
+function isStream(init: RequestInit | undefined): boolean {
+  if ((init?.method ?? 'GET').toUpperCase() === 'GET') {
+    return true;
+  }
+  return typeof init?.body === 'string' && init.body.includes('"subscriptions/listen"');
 }
 
 function isSessionGone(failure: McpUpstreamFailure): boolean {

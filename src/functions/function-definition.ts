@@ -1,5 +1,5 @@
 import type { DefinitionFormat, FunctionDefinition } from './functions.dto.js';
-import { visibleParameters } from './visible-parameters.js';
+import { visibleParameters } from '../catalog-rules/visible-parameters.js';
 
 export interface DefinableFunction {
   name: string;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import {
   OptionalBoolean,
   OptionalEnum,
@@ -120,63 +120,38 @@ export class FunctionBasic {
   description: string;
 }
 
-export class OpenAIFunction {
-  @ApiProperty({ example: 'GITHUB__CREATE_ISSUE' })
-  name: string;
-
-  @ApiProperty({ example: 'Create an issue in a repository' })
-  description: string;
-
-  @ApiProperty({
+/** The JSON Schema of a definition's arguments, under the name its format gives it. */
+const ArgumentsSchema = () =>
+  ApiProperty({
     type: 'object',
     additionalProperties: true,
     description: 'JSON Schema of the arguments, showing only the parameters the LLM may set',
-  })
+  });
+
+export class OpenAIFunction extends FunctionBasic {
+  @ArgumentsSchema()
   parameters: Record<string, unknown>;
 }
 
-/** The OpenAI tool format: `{"type": "function", "function": {...}}`. */
-export class OpenAIFunctionDefinition {
+/** The `type` of the OpenAI formats' tools. */
+class FunctionTool {
   @ApiProperty({ enum: ['function'], example: 'function' })
   type: 'function';
+}
 
+/** The OpenAI tool format: `{"type": "function", "function": {...}}`. */
+export class OpenAIFunctionDefinition extends FunctionTool {
   @ApiProperty({ type: OpenAIFunction })
   function: OpenAIFunction;
 }
 
-export class AnthropicFunctionDefinition {
-  @ApiProperty({ example: 'GITHUB__CREATE_ISSUE' })
-  name: string;
-
-  @ApiProperty({ example: 'Create an issue in a repository' })
-  description: string;
-
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: 'JSON Schema of the arguments, showing only the parameters the LLM may set',
-  })
+export class AnthropicFunctionDefinition extends FunctionBasic {
+  @ArgumentsSchema()
   input_schema: Record<string, unknown>;
 }
 
 /** The OpenAI Responses API tool format: `{"type": "function", name, description, parameters}`. */
-export class OpenAIResponsesFunctionDefinition {
-  @ApiProperty({ enum: ['function'], example: 'function' })
-  type: 'function';
-
-  @ApiProperty({ example: 'GITHUB__CREATE_ISSUE' })
-  name: string;
-
-  @ApiProperty({ example: 'Create an issue in a repository' })
-  description: string;
-
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: 'JSON Schema of the arguments, showing only the parameters the LLM may set',
-  })
-  parameters: Record<string, unknown>;
-}
+export class OpenAIResponsesFunctionDefinition extends IntersectionType(FunctionTool, OpenAIFunction) {}
 
 /**
  * One search result as the OpenAPI document describes it: every field of the four shapes in one object, so

@@ -4,8 +4,8 @@ import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from './function.entity.js';
-import { runnableSql } from '../app-configurations/runnable.js';
-import { visibleSql } from '../apps/visibility.js';
+import { runnableSql } from '../catalog-rules/runnable.js';
+import { visibleSql } from '../catalog-rules/visibility.js';
 
 const VISIBLE = `${visibleSql('f')} AND ${visibleSql('a')}`;
 

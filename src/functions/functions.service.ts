@@ -12,7 +12,7 @@ import type {
 } from './functions.dto.js';
 import { FunctionNotFoundError } from './functions.errors.js';
 import { FunctionsRepository } from './functions.repository.js';
-import { stableId } from '../catalog/stable-id.js';
+import { stableId } from '../catalog-rules/stable-id.js';
 
 @Injectable()
 export class FunctionsService {

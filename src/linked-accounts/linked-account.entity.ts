@@ -1,40 +1,12 @@
-import { AppEntity } from '../apps/app.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import {
-  Column,
-  JoinColumn,
-  ManyToOne,
-  type Relation,
-  CreateDateColumn,
-  Entity,
-  Index,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { AppUseRow } from '../apps/app-use-row.js';
+import { Column, CreateDateColumn, Entity, Index, UpdateDateColumn } from 'typeorm';
 import type { SecurityScheme } from '../apps/security-scheme.js';
-import { OWNER_ID_MAX_LENGTH } from './owner-id.js';
+import { OwnerIdColumn } from './owner-id.js';
 
 @Entity('linked_accounts')
 @Index(['project_id', 'app_name', 'linked_account_owner_id'], { unique: true })
-export class LinkedAccountEntity {
-  @PrimaryColumn('uuid')
-  id: string;
-
-  @Column('uuid')
-  project_id: string;
-
-  @Column('text')
-  app_name: string;
-
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
-
-  @ManyToOne(() => AppEntity, { onDelete: 'RESTRICT', onUpdate: 'CASCADE' })
-  @JoinColumn({ name: 'app_name' })
-  app?: Relation<AppEntity>;
-
-  @Column('varchar', { length: OWNER_ID_MAX_LENGTH })
+export class LinkedAccountEntity extends AppUseRow {
+  @OwnerIdColumn()
   linked_account_owner_id: string;
 
   @Column('text')

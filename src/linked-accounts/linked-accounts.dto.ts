@@ -1,18 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { OptionalBoolean, OptionalString, RequiredString, RequiredUuid } from '../../libs/common/src/index.js';
+import { AppUsePublic } from '../apps/apps.dto.js';
 import { SECURITY_SCHEMES, type SecurityScheme } from '../apps/security-scheme.js';
-import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from './owner-id.js';
+import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX, RequiredOwnerId } from './owner-id.js';
 
 export class LinkedAccountNoAuthCreate {
   @RequiredString({ description: 'Name of the configured app', example: 'HACKERNEWS' })
   app_name: string;
 
-  @RequiredString({
-    description: 'Id of the owner of the linked account (e.g. the end user of the caller)',
-    minLength: 1,
-    maxLength: OWNER_ID_MAX,
-    example: 'user-42',
-  })
+  @RequiredOwnerId('Id of the owner of the linked account (e.g. the end user of the caller)')
   linked_account_owner_id: string;
 }
 
@@ -52,16 +48,7 @@ export class LinkedAccountIdParams {
   linked_account_id: string;
 }
 
-export class LinkedAccountPublic {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  project_id: string;
-
-  @ApiProperty({ example: 'GITHUB' })
-  app_name: string;
-
+export class LinkedAccountPublic extends AppUsePublic {
   @ApiProperty({ example: 'user-42' })
   linked_account_owner_id: string;
 

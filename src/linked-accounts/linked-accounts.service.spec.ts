@@ -9,8 +9,7 @@ import { AppNotFoundError } from '../apps/apps.errors.js';
 import type { AppsRepository } from '../apps/apps.repository.js';
 import type { SecurityScheme } from '../apps/security-scheme.js';
 import { apiKeyActor, SYSTEM_ACTOR } from '../audit/actor.js';
-import type { AuditChange, AuditService } from '../audit/audit.service.js';
-import type { ChangeNotifications, ChangeTopic } from '../database/change-notifications.js';
+import { Recorded } from '../../test/helpers/recorders.js';
 import type { LinkedAccountEntity } from './linked-account.entity.js';
 import {
   LinkedAccountExistsError,
@@ -25,13 +24,10 @@ import { LinkedAccountsService } from './linked-accounts.service.js';
  * calls, so that what it decides to write can be read. The same rules through HTTP and a real database:
  * test/e2e/linked-accounts and test/e2e/connect-links; the repository's own queries: test/medium.
  */
-class Accounts {
+class Accounts extends Recorded {
   readonly rows = new Map<string, LinkedAccountEntity>();
   /** What the service asked to write, by method. */
   readonly writes: string[] = [];
-  readonly published: ChangeTopic[] = [];
-  /** Every change the service reported to the audit log. */
-  readonly audited: AuditChange[] = [];
   /** Set to make the next insert lose a race with a concurrent link of the same owner. */
   loseNextInsert = false;
 
@@ -109,24 +105,13 @@ describe('LinkedAccountsService', () => {
         );
       },
     };
-    const changes = {
-      publish: (topic: ChangeTopic) => {
-        accounts.published.push(topic);
-        return Promise.resolve();
-      },
-    };
     service = new LinkedAccountsService(
       accounts.repository as unknown as LinkedAccountsRepository,
       configurations as unknown as AppConfigurationsRepository,
       apps as unknown as AppsRepository,
       box,
-      changes as unknown as ChangeNotifications,
-      {
-        record: (change: AuditChange) => {
-          accounts.audited.push(change);
-          return Promise.resolve();
-        },
-      } as unknown as AuditService,
+      accounts.changes,
+      accounts.audit,
     );
   });
 

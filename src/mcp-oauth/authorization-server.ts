@@ -7,7 +7,7 @@ import type Provider from 'oidc-provider';
 import type { AccessToken, Client, KoaContext } from 'oidc-provider';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { SecretBox } from '../../libs/common/src/index.js';
-import { SYSTEM_ACTOR } from '../audit/actor.js';
+import { mcpOAuthClientActor, SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { brandOf } from '../connect-links/connect-page.js';
 import { AppConfig } from '../config/app-config.js';
@@ -49,6 +49,24 @@ function verifiedKey(projectId: string, value: string): string {
   return `${projectId}:${createHash('sha256').update(value).digest('base64url')}`;
 }
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * A grant revoked while oidc-provider served a request: by the client at the revocation endpoint (`token`: the
+ * kind of token it presented), or by the server when a refresh token or code was used twice (a token family).
+ */
+interface GrantRevocation {
+  grantId: string;
+  token?: 'AccessToken' | 'RefreshToken';
+}
+
+const REVOKED_TOKEN = { AccessToken: 'access_token', RefreshToken: 'refresh_token' } as const;
+
+/** What the revocation endpoint hands `features.revocation.allowedPolicy`. */
+interface PresentedToken {
+  kind: string;
+  clientId: string;
+  grantId?: string;
+}
 
 /** The principal of a valid access token: the consent's MCP token. */
 export interface OAuthCaller {
@@ -192,12 +210,41 @@ export class AuthorizationServer {
     return caller;
   }
 
+  /**
+   * A grant's OAuth tokens are gone: its MCP token (listed by GET /v1/mcp/tokens) is marked revoked, and the
+   * change recorded, by the client that revoked it or by the service for a token family revoked on reuse. A
+   * token already revoked (DELETE /v1/mcp/tokens/{id}, or a second revocation) changes nothing and is not recorded.
+   */
+  private async recordRevocation(projectId: string, ctx: KoaContext, revocation: GrantRevocation): Promise<void> {
+    const id = mcpTokenIdOfGrant(revocation.grantId);
+    // Whatever this instance verified of the grant is refused from now on.
+    this.forgetVerified({ grantId: revocation.grantId, tokenId: id });
+    if (!(await this.repository.revokeGrantToken(projectId, id))) {
+      return;
+    }
+    const clientId = ctx.oidc.client?.clientId ?? null;
+    const byClient = revocation.token !== undefined && clientId !== null;
+    // Recorded right after the update (a single statement, no transaction to share).
+    await this.audit.record({
+      projectId,
+      actor: byClient ? mcpOAuthClientActor(clientId) : SYSTEM_ACTOR,
+      action: 'mcp_token.revoked',
+      resourceId: id,
+      after: {
+        oauth_client_id: clientId,
+        reason: byClient ? 'revoked_by_client' : `${String(ctx.oidc.params?.grant_type)}_reused`,
+        revoked_token: revocation.token && REVOKED_TOKEN[revocation.token],
+      },
+    });
+  }
+
   private build(projectId: string, settings: McpIdentityProviderEntity, oidc: OidcProviderModule): Provider {
     const { errors } = oidc;
     const keys = this.secretBox.openJson<ServerKeys>(settings.server_keys);
     const resource = projectMcpUrl(this.config.publicBaseUrl, projectId);
     const prefix = projectMcpPath(projectId);
     const repository = this.repository;
+    const revocations = new WeakMap<KoaContext, GrantRevocation>();
     const provider = new oidc.default(resource, {
       adapter: (model: string) =>
         new OAuthRecordAdapter(
@@ -249,7 +296,23 @@ export class AuthorizationServer {
       features: {
         devInteractions: { enabled: false },
         registration: { enabled: true },
-        revocation: { enabled: true },
+        revocation: {
+          enabled: true,
+          // oidc-provider's own rule (a client revokes only its own tokens), noting what is revoked so that
+          // the change is recorded once the endpoint has done it (see recordRevocation).
+          allowedPolicy: (ctx: KoaContext, client: Client, token: PresentedToken) => {
+            if (token.clientId !== client.clientId) {
+              if (client.clientAuthMethod === 'none') {
+                return false;
+              }
+              throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+            }
+            if (token.grantId && (token.kind === 'AccessToken' || token.kind === 'RefreshToken')) {
+              revocations.set(ctx, { grantId: token.grantId, token: token.kind });
+            }
+            return true;
+          },
+        },
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false },
         resourceIndicators: {
@@ -333,6 +396,20 @@ export class AuthorizationServer {
         }
         ctx.body = page.body;
       },
+    });
+    // A refresh token or code used twice: oidc-provider revokes the whole grant (the token family).
+    provider.on('grant.revoked', (ctx: KoaContext, grantId: string) => {
+      if (ctx.oidc.route !== 'revocation') {
+        revocations.set(ctx, { grantId });
+      }
+    });
+    // After oidc-provider has answered, before the answer is sent: the grant's MCP token is revoked with it.
+    provider.use(async (ctx, next) => {
+      await next();
+      const revocation = revocations.get(ctx);
+      if (revocation && (revocation.token === undefined || ctx.status < 400)) {
+        await this.recordRevocation(projectId, ctx, revocation);
+      }
     });
     provider.proxy = Boolean(this.config.TRUST_PROXY);
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error(error.stack ?? error.message));

@@ -112,6 +112,14 @@ export class McpOAuthRepository {
     await this.dataSource.getRepository(McpTokenEntity).insert(row);
   }
 
+  /** Marks the MCP token of a grant revoked; false when it was revoked already (or is not the project's). */
+  async revokeGrantToken(projectId: string, id: string): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(McpTokenEntity)
+      .update({ id, project_id: projectId, revoked_at: IsNull() }, { revoked_at: () => 'now()' });
+    return (result.affected ?? 0) > 0;
+  }
+
   /** The unrevoked, unexpired MCP token of a project by id. */
   findUsableGrantToken(projectId: string, id: string): Promise<McpTokenEntity | null> {
     return this.dataSource

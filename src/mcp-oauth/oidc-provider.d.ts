@@ -21,6 +21,7 @@ declare module 'oidc-provider' {
     clientUri?: string;
     logoUri?: string;
     redirectUris: string[];
+    clientAuthMethod?: string;
     grantTypeAllowed(type: string): boolean;
   }
 

@@ -1,8 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import * as client from 'openid-client';
-import { hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
+import { constantTimeEqual, hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { type Brand, brandOf, seeOther, type PageResponse } from '../connect-links/connect-page.js';
@@ -101,7 +101,7 @@ export class SignInService {
       return errorPage(403, 'Request refused', 'This form can only be sent from its own page.', brand);
     }
     const csrf = form.csrf_token;
-    if (typeof csrf !== 'string' || !safeEqual(csrf, await this.csrfToken(projectId, uid))) {
+    if (typeof csrf !== 'string' || !constantTimeEqual(csrf, await this.csrfToken(projectId, uid))) {
       return errorPage(403, 'Request refused', 'This form can only be sent from its own page.', brand);
     }
     const details = await this.details(projectId, uid, request);
@@ -348,12 +348,6 @@ function expired(brand: Brand | undefined): PageResponse {
     'This page is no longer valid (it expired, or was opened in another browser). Go back to the app and connect again.',
     brand,
   );
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /** Fetch metadata and Origin, when sent, must say the post came from Patchbay's own page. */

@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { McpUpstreamModule } from '../execution/mcp-upstream.module.js';
+import { McpServersController } from './mcp-servers.controller.js';
 import { McpServersRepository } from './mcp-servers.repository.js';
 import { McpServersService } from './mcp-servers.service.js';
 import { McpServersSync } from './mcp-servers.sync.js';
 
-/** Remote MCP servers as apps: registration and sync (`patchbay catalog add-mcp`, `catalog sync`, the periodic sync). */
+/** Remote MCP servers as apps: registration and sync (`patchbay catalog add-mcp`, `catalog sync`, the periodic sync and announced changes), and Patchbay's Client ID Metadata Document. */
 @Module({
   imports: [CatalogModule, McpUpstreamModule, AuditModule],
+  controllers: [McpServersController],
   providers: [McpServersRepository, McpServersService, McpServersSync],
   exports: [McpServersService],
 })

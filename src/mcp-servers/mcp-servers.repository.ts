@@ -16,6 +16,10 @@ export class McpServersRepository {
     return this.dataSource.getRepository(McpServerEntity).findOneBy({ app_name: appName });
   }
 
+  async findByUrl(url: string): Promise<McpServerEntity[]> {
+    return this.dataSource.getRepository(McpServerEntity).find({ where: { url }, order: { app_name: 'ASC' } });
+  }
+
   async listAll(): Promise<McpServerEntity[]> {
     return this.dataSource.getRepository(McpServerEntity).find({ order: { app_name: 'ASC' } });
   }

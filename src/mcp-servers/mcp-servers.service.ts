@@ -59,6 +59,9 @@ export interface McpSyncReport {
   skipped: SkippedTool[];
 }
 
+/** Where Patchbay serves its Client ID Metadata Document (McpServersController), under PUBLIC_BASE_URL. */
+export const CLIENT_ID_DOCUMENT_PATH = '/v1/mcp-servers/oauth-client';
+
 /** Tool records kept at most for one sync (as JSON text): beyond it the remaining tools are skipped. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 /** Tools read at most from one server. */
@@ -159,9 +162,13 @@ export class McpServersService {
       scopes.push('offline_access');
     }
     const scope = scopes.join(' ');
+    // As the MCP authorization specification orders them: a client given, else Patchbay's Client ID
+    // Metadata Document when the authorization server takes one, else dynamic registration.
     const client = auth.clientId
       ? { id: auth.clientId, secret: auth.clientSecret ?? '', method: 'client_secret_basic' as const }
-      : await this.register(issuer, metadata, scope, fetchFn);
+      : this.takesClientIdDocument(metadata)
+        ? { id: this.clientIdDocumentUrl, secret: '', method: 'none' as const }
+        : await this.register(issuer, metadata, scope, fetchFn);
     const method = client.secret ? client.method : 'none';
     return {
       location: 'header',
@@ -176,6 +183,46 @@ export class McpServersService {
       token_endpoint_auth_method: method,
       resource: resource.resource || serverUrl,
     };
+  }
+
+  /** Where Patchbay's Client ID Metadata Document is served: the client_id it stands for. */
+  get clientIdDocumentUrl(): string {
+    return `${this.config.publicBaseUrl}${CLIENT_ID_DOCUMENT_PATH}`;
+  }
+
+  /**
+   * Patchbay as an OAuth 2.0 client, described at its own URL (the OAuth Client ID Metadata Document):
+   * a public client (PKCE, no secret) whose redirect URI is Patchbay's OAuth 2.0 callback.
+   */
+  clientMetadataDocument(): {
+    client_id: string;
+    client_name: string;
+    client_uri: string;
+    redirect_uris: string[];
+    grant_types: string[];
+    response_types: string[];
+    token_endpoint_auth_method: string;
+  } {
+    return {
+      client_id: this.clientIdDocumentUrl,
+      client_name: 'Patchbay',
+      client_uri: this.config.publicBaseUrl,
+      redirect_uris: [`${this.config.publicBaseUrl}${CALLBACK_PATH}`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  /**
+   * The authorization server fetches client metadata from a client_id URL, and Patchbay's document can be
+   * fetched: at an https URL (an http one only where private networks are allowed, as in tests).
+   */
+  private takesClientIdDocument(metadata: AuthorizationServerMetadata): boolean {
+    if (metadata.client_id_metadata_document_supported !== true) {
+      return false;
+    }
+    return new URL(this.clientIdDocumentUrl).protocol === 'https:' || this.config.MCP_SERVERS_ALLOW_PRIVATE_NETWORKS;
   }
 
   /** Dynamic client registration (RFC 7591), as a confidential client when the server allows it. */
@@ -216,15 +263,22 @@ export class McpServersService {
     return { id: registered.client_id, secret: registered.client_secret ?? '', method };
   }
 
-  /** Reads the server's tools again: new and changed tools written, vanished ones deactivated. */
-  async sync(appName: string, options: { token?: string; actor?: Actor } = {}): Promise<McpSyncReport> {
+  /**
+   * Reads the server's tools again: new and changed tools written, vanished ones deactivated. With
+   * `endpoint` (a change the server announced on a connection held with an end user's credentials),
+   * the tools are read with those credentials.
+   */
+  async sync(
+    appName: string,
+    options: { token?: string; actor?: Actor; endpoint?: McpEndpoint } = {},
+  ): Promise<McpSyncReport> {
     const [server, stored] = await Promise.all([this.servers.findByApp(appName), this.catalog.storedApp(appName)]);
     if (!server || !stored) {
       throw new McpServerNotFoundError(appName);
     }
     const auth = authOf(stored.security_schemes);
     try {
-      const listing = await this.read(endpointFor(server.url, auth, options.token));
+      const listing = await this.read(options.endpoint ?? endpointFor(server.url, auth, options.token));
       // The app row stays as it is (its hash is the stored one): only its functions are written.
       return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth, {
         actor: options.actor ?? CLI_ACTOR,
@@ -255,6 +309,11 @@ export class McpServersService {
       }
     }
     return outcomes;
+  }
+
+  /** The apps whose server is at `url` (as registered): those a change announced by that server concerns. */
+  async appsAt(url: string): Promise<string[]> {
+    return (await this.servers.findByUrl(url)).map((server) => server.app_name);
   }
 
   /** The server's description and its tools as checked records (kept as JSON text, bounded in bytes). */

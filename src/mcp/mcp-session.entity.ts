@@ -1,5 +1,5 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
+import { ProjectOwnedRow } from '../projects/project-owned-row.js';
 
 /**
  * An MCP session: what its `initialize` negotiated. Kept in the database, not in one instance's
@@ -7,17 +7,7 @@ import { ProjectEntity } from '../projects/project.entity.js';
  * (SDK 1.32 learns a client's capabilities only from `initialize`).
  */
 @Entity('mcp_sessions')
-export class McpSessionEntity {
-  @PrimaryColumn('uuid')
-  id: string;
-
-  @Column('uuid')
-  project_id: string;
-
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
-
+export class McpSessionEntity extends ProjectOwnedRow {
   /** The token that opened the session; a request of the session must come with the same one. */
   @Column({ type: 'uuid', nullable: true })
   mcp_token_id: string | null;

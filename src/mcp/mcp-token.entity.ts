@@ -1,24 +1,15 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
+import { OwnerIdColumn } from '../linked-accounts/owner-id.js';
+import { ProjectOwnedRow } from '../projects/project-owned-row.js';
 
 /**
  * An owner-scoped MCP token: acts for one project and one linked-account owner (and optionally only
  * some apps), whatever the request says. Only a SHA-256 of the token is stored; it is shown once.
  */
 @Entity('mcp_tokens')
-export class McpTokenEntity {
-  @PrimaryColumn('uuid')
-  id: string;
-
-  @Index()
-  @Column('uuid')
-  project_id: string;
-
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
-
-  @Column('varchar', { length: 255 })
+@Index(['project_id'])
+export class McpTokenEntity extends ProjectOwnedRow {
+  @OwnerIdColumn()
   linked_account_owner_id: string;
 
   /** Apps the token may reach; null for every app the project configured. */

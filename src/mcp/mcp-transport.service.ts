@@ -25,6 +25,7 @@ import { Metrics } from '../observability/metrics.js';
 import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
+import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from '../linked-accounts/owner-id.js';
 import { McpOriginNotAllowedError, McpOwnerOverrideError, McpSessionNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
 import type { McpSessionEntity } from './mcp-session.entity.js';
@@ -41,7 +42,6 @@ import { type ExchangeScope, ToolChangeBus } from './tool-change-bus.js';
 
 /** Request bodies larger than this are refused (413) before anything else is done with them. */
 export const MCP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
-const OWNER_ID_MAX = 255;
 const SESSION_HEADER = 'mcp-session-id';
 /** How long a session lasts; then requests with its id get 404 and the client initialises again (as the spec says). */
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -1,17 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { OptionalInt, OptionalStringArray, RequiredString, RequiredUuid } from '../../libs/common/src/index.js';
+import { OptionalInt, OptionalStringArray, RequiredUuid } from '../../libs/common/src/index.js';
+import { RequiredOwnerId } from '../linked-accounts/owner-id.js';
 
-const OWNER_ID_MAX = 255;
 export const TOKEN_TTL_DEFAULT_S = 30 * 24 * 3600;
 export const TOKEN_TTL_MAX_S = 365 * 24 * 3600;
 
 export class McpTokenCreate {
-  @RequiredString({
-    description: 'The linked-account owner the token acts for; no request made with the token can change it',
-    minLength: 1,
-    maxLength: OWNER_ID_MAX,
-    example: 'user-42',
-  })
+  @RequiredOwnerId('The linked-account owner the token acts for; no request made with the token can change it')
   linked_account_owner_id: string;
 
   @OptionalStringArray({

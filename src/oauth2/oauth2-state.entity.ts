@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { AppEntity } from '../apps/app.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
-import { OWNER_ID_MAX_LENGTH } from '../linked-accounts/owner-id.js';
+import { OwnerIdColumn } from '../linked-accounts/owner-id.js';
 
 /**
  * One OAuth 2.0 linking flow between its start and its callback. Only the `state` value travels
@@ -28,7 +28,7 @@ export class OAuth2StateEntity {
   @JoinColumn({ name: 'app_name' })
   app?: Relation<AppEntity>;
 
-  @Column('varchar', { length: OWNER_ID_MAX_LENGTH })
+  @OwnerIdColumn()
   linked_account_owner_id: string;
 
   /** The client the authorization code is issued to; the callback refuses when the configuration changed it. */

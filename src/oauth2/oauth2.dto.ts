@@ -1,17 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { OptionalHttpUrl, OptionalString, RequiredString } from '../../libs/common/src/index.js';
-import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from '../linked-accounts/owner-id.js';
+import { RequiredOwnerId } from '../linked-accounts/owner-id.js';
 
 export class OAuth2LinkStartQuery {
   @RequiredString({ description: 'Name of an app the project configured with oauth2', example: 'GOOGLE_CALENDAR' })
   app_name: string;
 
-  @RequiredString({
-    description: 'Id of the owner of the linked account (e.g. the end user of the caller)',
-    minLength: 1,
-    maxLength: OWNER_ID_MAX,
-    example: 'user-42',
-  })
+  @RequiredOwnerId('Id of the owner of the linked account (e.g. the end user of the caller)')
   linked_account_owner_id: string;
 
   @OptionalHttpUrl({

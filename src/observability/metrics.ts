@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
+import { FastCounter, FastHistogram } from './series.js';
 
 /** Seconds: from a cached execution (about 1 ms) to a slow upstream (the 30 s execution timeout). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -21,71 +22,71 @@ export type RateLimitBudget = 'request' | 'owner' | 'auth_failure';
 export class Metrics {
   readonly enabled: boolean;
   readonly registry = new Registry();
-  private readonly http?: Histogram<'method' | 'route' | 'status'>;
-  private readonly executions?: Counter<'app' | 'scheme' | 'outcome'>;
-  private readonly upstream?: Histogram<'app' | 'outcome'>;
-  private readonly refreshes?: Counter<'outcome'>;
-  private readonly searches?: Histogram<'kind'>;
-  private readonly rateLimits?: Counter<'budget' | 'decision'>;
-  private readonly queryErrors?: Counter;
-  private readonly mcp?: Counter<'method'>;
+  private readonly http?: FastHistogram;
+  private readonly executions?: FastCounter;
+  private readonly upstream?: FastHistogram;
+  private readonly refreshes?: FastCounter;
+  private readonly searches?: FastHistogram;
+  private readonly rateLimits?: FastCounter;
+  private readonly queryErrors?: FastCounter;
+  private readonly mcp?: FastCounter;
 
   constructor(config: AppConfig) {
     this.enabled = config.METRICS_PORT !== undefined;
     if (!this.enabled) {
       return;
     }
-    const registers = [this.registry];
-    this.http = new Histogram({
-      name: 'patchbay_http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status, with their latency',
-      labelNames: ['method', 'route', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.executions = new Counter({
-      name: 'patchbay_executions_total',
-      help: 'Function executions that ran (pre-checks passed), by app, security scheme and outcome',
-      labelNames: ['app', 'scheme', 'outcome'],
-      registers,
-    });
-    this.upstream = new Histogram({
-      name: 'patchbay_upstream_request_duration_seconds',
-      help: 'Calls to upstream APIs (each attempt), by app and outcome (the status class, or the failure kind)',
-      labelNames: ['app', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.refreshes = new Counter({
-      name: 'patchbay_oauth2_token_refreshes_total',
-      help: 'OAuth 2.0 token refreshes, by outcome (refreshed, failed)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.searches = new Histogram({
-      name: 'patchbay_search_duration_seconds',
-      help: 'Searches by intent, by kind (apps, functions)',
-      labelNames: ['kind'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.rateLimits = new Counter({
-      name: 'patchbay_rate_limit_decisions_total',
-      help: 'Rate-limit decisions, by budget (request, owner, auth_failure) and decision (granted, refused)',
-      labelNames: ['budget', 'decision'],
-      registers,
-    });
-    this.queryErrors = new Counter({
-      name: 'patchbay_database_query_errors_total',
-      help: 'Database statements that failed',
-      registers,
-    });
-    this.mcp = new Counter({
-      name: 'patchbay_mcp_requests_total',
-      help: 'JSON-RPC messages received on /v1/mcp, by method (other for methods outside the protocol)',
-      labelNames: ['method'],
-      registers,
-    });
+    this.http = new FastHistogram(
+      'patchbay_http_request_duration_seconds',
+      'HTTP requests by method, route template and status, with their latency',
+      ['method', 'route', 'status'],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
+    this.executions = new FastCounter(
+      'patchbay_executions_total',
+      'Function executions that ran (pre-checks passed), by app, security scheme and outcome',
+      ['app', 'scheme', 'outcome'],
+      this.registry,
+    );
+    this.upstream = new FastHistogram(
+      'patchbay_upstream_request_duration_seconds',
+      'Calls to upstream APIs (each attempt), by app and outcome (the status class, or the failure kind)',
+      ['app', 'outcome'],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
+    this.refreshes = new FastCounter(
+      'patchbay_oauth2_token_refreshes_total',
+      'OAuth 2.0 token refreshes, by outcome (refreshed, failed)',
+      ['outcome'],
+      this.registry,
+    );
+    this.searches = new FastHistogram(
+      'patchbay_search_duration_seconds',
+      'Searches by intent, by kind (apps, functions)',
+      ['kind'],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
+    this.rateLimits = new FastCounter(
+      'patchbay_rate_limit_decisions_total',
+      'Rate-limit decisions, by budget (request, owner, auth_failure) and decision (granted, refused)',
+      ['budget', 'decision'],
+      this.registry,
+    );
+    this.queryErrors = new FastCounter(
+      'patchbay_database_query_errors_total',
+      'Database statements that failed',
+      [],
+      this.registry,
+    );
+    this.mcp = new FastCounter(
+      'patchbay_mcp_requests_total',
+      'JSON-RPC messages received on /v1/mcp, by method (other for methods outside the protocol)',
+      ['method'],
+      this.registry,
+    );
   }
 
   /**
@@ -107,27 +108,27 @@ export class Metrics {
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    this.http?.labels(method, route, String(status)).observe(seconds);
+    this.http?.observe(seconds, method, route, String(status));
   }
 
   execution(app: string, scheme: string, success: boolean): void {
-    this.executions?.labels(app, scheme, success ? 'success' : 'failure').inc();
+    this.executions?.inc(app, scheme, success ? 'success' : 'failure');
   }
 
   upstreamCall(app: string, outcome: string, seconds: number): void {
-    this.upstream?.labels(app, outcome).observe(seconds);
+    this.upstream?.observe(seconds, app, outcome);
   }
 
   tokenRefresh(refreshed: boolean): void {
-    this.refreshes?.labels(refreshed ? 'refreshed' : 'failed').inc();
+    this.refreshes?.inc(refreshed ? 'refreshed' : 'failed');
   }
 
   search(kind: 'apps' | 'functions', seconds: number): void {
-    this.searches?.labels(kind).observe(seconds);
+    this.searches?.observe(seconds, kind);
   }
 
   rateLimit(budget: RateLimitBudget, granted: boolean): void {
-    this.rateLimits?.labels(budget, granted ? 'granted' : 'refused').inc();
+    this.rateLimits?.inc(budget, granted ? 'granted' : 'refused');
   }
 
   queryError(): void {
@@ -135,7 +136,7 @@ export class Metrics {
   }
 
   mcpRequest(method: string): void {
-    this.mcp?.labels(MCP_METHODS.has(method) ? method : 'other').inc();
+    this.mcp?.inc(MCP_METHODS.has(method) ? method : 'other');
   }
 }
 

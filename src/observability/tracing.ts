@@ -13,7 +13,12 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import { AppConfig } from '../config/app-config.js';
 
 /** How the `traceparent` of a request, or of an upstream call, is read and written. */
@@ -63,6 +68,8 @@ export class Tracing implements OnModuleDestroy {
     }
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.TRACING_SERVICE_NAME }),
+      // TRACING_SAMPLE_RATIO of the traces this service starts; a caller's traceparent decides for its own.
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.TRACING_SAMPLE_RATIO) }),
       spanProcessors: [
         new BatchSpanProcessor(new OTLPTraceExporter({ url: config.TRACING_OTLP_ENDPOINT }), {
           scheduledDelayMillis: config.TRACING_EXPORT_DELAY_MS,

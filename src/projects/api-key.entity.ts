@@ -1,20 +1,10 @@
-import { ProjectEntity } from './project.entity.js';
-import { Column, JoinColumn, ManyToOne, type Relation, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
+import { ProjectOwnedRow } from './project-owned-row.js';
 
 /** Only a SHA-256 of the key is stored; the key itself is shown once, when it is created. */
 @Entity('api_keys')
-export class ApiKeyEntity {
-  @PrimaryColumn('uuid')
-  id: string;
-
-  @Index()
-  @Column('uuid')
-  project_id: string;
-
-  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id' })
-  project?: Relation<ProjectEntity>;
-
+@Index(['project_id'])
+export class ApiKeyEntity extends ProjectOwnedRow {
   @Index({ unique: true })
   @Column('text')
   key_hash: string;

@@ -2,7 +2,7 @@ import type { Bm25fParams, PackedTerms, TermSource } from './lexical-index.js';
 import { DEFAULT_EXPANSION, type ExpansionWeights } from './query-expansion.js';
 import type { EmbeddingTable } from './vector-index.js';
 import type { WordNet } from './wordnet.js';
-import type { FunctionEnablement } from '../app-configurations/runnable.js';
+import type { FunctionEnablement } from '../catalog-rules/runnable.js';
 
 /**
  * A set of documents by id, one array per property: a 100k catalogue then costs a few large arrays

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { nameStems, stems } from './text-analysis.js';
-import { visibleNames } from '../functions/visible-parameters.js';
+import { visibleNames } from '../catalog-rules/visible-parameters.js';
 
 export type SearchKind = 'app' | 'function';
 

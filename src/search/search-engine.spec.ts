@@ -16,6 +16,15 @@ const fns = [
   { name: 'FILER__LIST_FOLDERS', app: files, description: 'Lists the folders', tags: ['files'] },
 ];
 
+/** A function as the engine takes it: its analysed document, visible. */
+const functionItem = (fn: (typeof fns)[number]) => ({
+  name: fn.name,
+  app_name: fn.app.name,
+  description: fn.description,
+  visible: true,
+  terms: pack(analyseFields(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).fields)),
+});
+
 const engine = SearchEngine.fromItems(
   [mail, files].map((app) => ({
     name: app.name,
@@ -31,13 +40,7 @@ const engine = SearchEngine.fromItems(
       ),
     ),
   })),
-  fns.map((fn) => ({
-    name: fn.name,
-    app_name: fn.app.name,
-    description: fn.description,
-    visible: true,
-    terms: pack(analyseFields(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).fields)),
-  })),
+  fns.map((fn) => functionItem(fn)),
   dictionary,
   { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0 },
 );
@@ -118,14 +121,7 @@ describe('SearchEngine (score fusion of the lexical and vector sides)', () => {
         terms: pack(analyseFields(appDocument(app, []).fields)),
         embedding: Float32Array.from(appVectors[app.name]),
       })),
-      fns.map((fn) => ({
-        name: fn.name,
-        app_name: fn.app.name,
-        description: fn.description,
-        visible: true,
-        terms: pack(analyseFields(functionDocument({ ...fn, app_name: fn.app.name, parameters: {} }, fn.app).fields)),
-        embedding: Float32Array.from(functionVectors[fn.name]),
-      })),
+      fns.map((fn) => ({ ...functionItem(fn), embedding: Float32Array.from(functionVectors[fn.name]) })),
       dictionary,
       { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0.1, ...options },
     );

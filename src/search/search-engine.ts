@@ -4,7 +4,7 @@ import { expandQuery, SpellingIndex } from './query-expansion.js';
 import { stems } from './text-analysis.js';
 import { EmbeddingTable, topByScore } from './vector-index.js';
 import { type Scores, VectorSide } from './vector-side.js';
-import { enablesFunction } from '../app-configurations/runnable.js';
+import { enablesFunction } from '../catalog-rules/runnable.js';
 import type {
   AppFilter,
   EngineApp,

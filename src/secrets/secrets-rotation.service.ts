@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../libs/common/src/index.js';
+import type { Actor } from '../audit/actor.js';
+import { AuditService } from '../audit/audit.service.js';
 import { type SealedColumn, SealedColumnsRepository } from './sealed-columns.repository.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 
@@ -34,9 +36,11 @@ export class SecretsRotationService {
     private readonly secretBox: SecretBox,
     private readonly repository: SealedColumnsRepository,
     private readonly changes: ChangeNotifications,
+    private readonly audit: AuditService,
   ) {}
 
-  async rotate(options: { batchSize?: number } = {}): Promise<RotationReport> {
+  /** `actor`: who asked (the command line); the run is recorded in the audit log with its counts, never a key. */
+  async rotate(actor: Actor, options: { batchSize?: number } = {}): Promise<RotationReport> {
     const batchSize = options.batchSize ?? 100;
     const prefix = `v2.${this.secretBox.currentKeyId}.`;
     const columns: RotationColumnReport[] = [];
@@ -51,13 +55,25 @@ export class SecretsRotationService {
       await this.changes.publish('app_configurations');
       await this.changes.publish('linked_accounts');
     }
-    return {
+    const report = {
       key_id: this.secretBox.currentKeyId,
       columns,
       resealed: total('resealed'),
       remaining: total('remaining'),
       unreadable: total('unreadable'),
     };
+    // Every project's secrets: recorded with no project, after the batches (each its own transaction).
+    await this.audit.record({
+      projectId: null,
+      actor,
+      action: 'sealing_key.rotated',
+      resourceId: report.key_id,
+      after: {
+        ...report,
+        changed_concurrently: columns.reduce((sum, column) => sum + column.changed_concurrently, 0),
+      },
+    });
+    return report;
   }
 
   private async rotateColumn(column: SealedColumn, prefix: string, batchSize: number): Promise<RotationColumnReport> {

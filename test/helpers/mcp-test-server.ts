@@ -3,8 +3,18 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { Server as LegacyServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler, Server as ModernServer } from '@modelcontextprotocol/server';
+import {
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  InMemoryServerEventBus,
+  inputRequired,
+  Server as ModernServer,
+} from '@modelcontextprotocol/server';
 
 export interface TestTool {
   name: string;
@@ -24,6 +34,12 @@ export interface TestToolResult {
 /** What a tool call sees: the end user the bearer token stands for (the server's own accounts). */
 export interface TestCallContext {
   user: string | undefined;
+  /**
+   * Asks the client for the user's input or a model's answer during the call: a server-to-client
+   * request on 2025-11-25 (resolves with the client's answer, rejects with its error); on
+   * 2026-07-28 the `input_required` result the tool returns instead.
+   */
+  ask: (kind: 'elicitation' | 'sampling') => Promise<unknown>;
 }
 
 export interface McpTestServerOptions {
@@ -46,7 +62,20 @@ export interface McpTestServerOptions {
   pageSize?: number;
   /** Only a request with this header and value is served (an API-key server). */
   apiKey?: { header: string; value: string };
+  /** Declares `tools.listChanged`: `announceToolsChanged()` then tells the connected clients. */
+  listChanged?: boolean;
+  /** Legacy: answer POSTs with an SSE stream (what lets a tool send requests to the client mid-call). */
+  sse?: boolean;
 }
+
+const ELICITATION = {
+  message: 'Which account should the note go to?',
+  requestedSchema: { type: 'object' as const, properties: { account: { type: 'string' as const } } },
+};
+const SAMPLING = {
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'Summarise my notes.' } }],
+  maxTokens: 100,
+};
 
 interface Received {
   method: string;
@@ -63,6 +92,10 @@ export class McpTestServer {
   readonly received: Received[] = [];
   /** Legacy sessions by id; cleared by `forgetSessions` to act as a server that lost them. */
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
+  /** The legacy server of each session, to send it notifications. */
+  private readonly legacyServers = new Map<string, LegacyServer>();
+  /** Modern: the events every per-request handler's subscriptions/listen streams hear. */
+  private readonly bus = new InMemoryServerEventBus();
   private constructor(
     private readonly http: HttpServer,
     readonly url: string,
@@ -85,6 +118,13 @@ export class McpTestServer {
 
   forgetSessions(): void {
     this.sessions.clear();
+    this.legacyServers.clear();
+  }
+
+  /** `notifications/tools/list_changed` to every client listening: sessions' GET streams, subscriptions/listen streams. */
+  async announceToolsChanged(): Promise<void> {
+    this.bus.publish({ kind: 'tools_list_changed' });
+    await Promise.all([...this.legacyServers.values()].map((server) => server.sendToolListChanged()));
   }
 
   calls(): Received[] {
@@ -132,7 +172,7 @@ export class McpTestServer {
         return;
       }
     }
-    const ctx: TestCallContext = { user };
+    const ctx = { user };
     if (options.era === 'modern') {
       await this.serveModern(options, ctx, req, body, res);
     } else {
@@ -142,19 +182,41 @@ export class McpTestServer {
 
   private async serveModern(
     options: McpTestServerOptions,
-    ctx: TestCallContext,
+    caller: { user: string | undefined },
     req: IncomingMessage,
     body: Buffer,
     res: ServerResponse,
   ): Promise<void> {
-    const handler = createMcpHandler(() => {
-      const server = new ModernServer({ name: 'test-modern', version: '2.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler('tools/list', (request) => listPage(options, request.params?.cursor));
-      server.setRequestHandler('tools/call', async (request) =>
-        options.call(request.params.name, request.params.arguments ?? {}, ctx),
-      );
-      return server;
-    });
+    const handler = createMcpHandler(
+      () => {
+        const server = new ModernServer(
+          { name: 'test-modern', version: '2.0.0' },
+          { capabilities: { tools: { listChanged: options.listChanged ?? false } } },
+        );
+        server.setRequestHandler('tools/list', (request) => listPage(options, request.params?.cursor));
+        server.setRequestHandler('tools/call', async (request) => {
+          const asked: { result?: unknown } = {};
+          const ctx: TestCallContext = {
+            ...caller,
+            ask: (kind) => {
+              asked.result = inputRequired({
+                inputRequests: {
+                  answer:
+                    kind === 'elicitation' ? inputRequired.elicit(ELICITATION) : inputRequired.createMessage(SAMPLING),
+                },
+              });
+              return new Promise<never>(() => undefined);
+            },
+          };
+          // A tool that asks is answered `input_required` at once (2026-07-28 has no requests to the client).
+          const called = Promise.resolve(options.call(request.params.name, request.params.arguments ?? {}, ctx));
+          const result = await Promise.race([called, new Promise((resolve) => setImmediate(resolve))]);
+          return (asked.result ?? result ?? (await called)) as never;
+        });
+        return server;
+      },
+      { bus: this.bus },
+    );
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (typeof value === 'string') {
@@ -168,12 +230,18 @@ export class McpTestServer {
     });
     const response = await handler.fetch(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    // Streamed as it comes: a subscriptions/listen answer stays open.
+    if (response.body) {
+      for await (const chunk of response.body) {
+        res.write(chunk);
+      }
+    }
+    res.end();
   }
 
   private async serveLegacy(
     options: McpTestServerOptions,
-    ctx: TestCallContext,
+    caller: { user: string | undefined },
     req: IncomingMessage,
     parsed: unknown,
     res: ServerResponse,
@@ -188,16 +256,30 @@ export class McpTestServer {
       await transport.handleRequest(req, res, parsed);
       return;
     }
+    const server = new LegacyServer(
+      { name: 'test-legacy', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: options.listChanged ?? false } } },
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => void this.sessions.set(id, transport),
+      enableJsonResponse: !options.sse,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, transport);
+        this.legacyServers.set(id, server);
+      },
     });
-    const server = new LegacyServer({ name: 'test-legacy', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, (request) => listPage(options, request.params?.cursor));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => ({
-      ...(await options.call(request.params.name, request.params.arguments ?? {}, ctx)),
-    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      // Sent as is, whatever the client declared: a server may ask a client that never offered it.
+      const ctx: TestCallContext = {
+        ...caller,
+        ask: (kind) =>
+          kind === 'elicitation'
+            ? extra.sendRequest({ method: 'elicitation/create', params: ELICITATION }, ElicitResultSchema)
+            : extra.sendRequest({ method: 'sampling/createMessage', params: SAMPLING }, CreateMessageResultSchema),
+      };
+      return { ...(await options.call(request.params.name, request.params.arguments ?? {}, ctx)) };
+    });
     await server.connect(transport);
     await transport.handleRequest(req, res, parsed);
   }

@@ -1,5 +1,6 @@
 export * from './crypto/secret-box.js';
 export * from './crypto/bearer-secret.js';
+export * from './crypto/constant-time.js';
 export * from './errors/all-exceptions.filter.js';
 export * from './errors/database-unavailable.js';
 export * from './errors/domain.error.js';

@@ -17,6 +17,7 @@ import { OwnerExecutionLimit1769800000000 } from './1769800000000-OwnerExecution
 import { McpOAuth1769900000000 } from './1769900000000-McpOAuth.js';
 import { AuditEvents1770000000000 } from './1770000000000-AuditEvents.js';
 import { EndUserPages1770100000000 } from './1770100000000-EndUserPages.js';
+import { AuditRetention1770200000000 } from './1770200000000-AuditRetention.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   McpOAuth1769900000000,
   AuditEvents1770000000000,
   EndUserPages1770100000000,
+  AuditRetention1770200000000,
 ];

@@ -1,12 +1,19 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../../src/audit/actor.js';
 import { CatalogService } from '../../../src/catalog/catalog.service.js';
+import { AppConfig } from '../../../src/config/app-config.js';
 import { ProjectsService } from '../../../src/projects/projects.service.js';
+import { SecretsRotationService } from '../../../src/secrets/secrets-rotation.service.js';
+import { freePort } from '../../helpers/free-port.js';
 import { TestApp } from '../../helpers/test-app.js';
 import type { TestProject } from '../../helpers/test-context.js';
 import { ConnectBrowser, CONNECT_LINKS, createLink } from '../connect-links/connect.js';
+import { IDP_CLIENT, playBrowser, startIdentityProvider } from '../mcp-oauth/mcp-oauth.js';
+import type { OidcServer } from '../oauth2/oidc-server.js';
 
 const EVENTS = '/v1/audit-events';
+const REDIRECT = 'http://127.0.0.1:53682/callback';
 
 /** Every secret value this file hands the service; none may appear in an audit answer. */
 const SECRETS = {
@@ -37,6 +44,9 @@ describe('GET /v1/audit-events', () => {
   let app: TestApp;
   let a: TestProject;
   let b: TestProject;
+  /** A project whose MCP clients sign in through its identity provider, and revoke their tokens. */
+  let c: TestProject;
+  let signIn: OidcServer;
   /** Values the service generated (keys, tokens, client secrets): none may appear either. */
   const generated: string[] = [];
   const ids: Record<string, string> = {};
@@ -54,10 +64,15 @@ describe('GET /v1/audit-events', () => {
 
   beforeAll(async () => {
     // The webhook's origin is allowed: its address (and the credential in its query) must still not be recorded.
-    app = await TestApp.start({ OAUTH2_REDIRECT_ALLOWED_ORIGINS: 'https://hooks.example.com' });
+    const port = await freePort();
+    app = await TestApp.start(
+      { OAUTH2_REDIRECT_ALLOWED_ORIGINS: 'https://hooks.example.com', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+      { port },
+    );
     a = await app.ctx.newProject('audited');
     b = await app.ctx.newProject('other');
-    generated.push(a.apiKey, b.apiKey);
+    c = await app.ctx.newProject('signed in');
+    generated.push(a.apiKey, b.apiKey, c.apiKey);
     const key = { apiKey: a.apiKey };
 
     // App configurations: created (with an OAuth 2.0 client secret), updated, and one deleted with its account.
@@ -166,6 +181,146 @@ describe('GET /v1/audit-events', () => {
     ids.secondKey = second.api_key_id;
     await projects.revokeApiKey(CLI_ACTOR, second.api_key_id);
 
+    // Project c: MCP clients revoking their own tokens at the authorization server, and token families
+    // revoked on reuse (of a refresh token, of a code).
+    signIn = await startIdentityProvider(app, c.projectId);
+    const set = await app.put(
+      '/v1/mcp/identity-provider',
+      { issuer: signIn.issuer, ...IDP_CLIENT },
+      { apiKey: c.apiKey },
+    );
+    expect(set.status, set.text).toBe(200);
+    const mcpUrl = `${app.url}/v1/mcp/p/${c.projectId}`;
+    const form = async (path: string, body: Record<string, string>) => {
+      const res = await fetch(`${mcpUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, string> };
+    };
+    /** A public client registered, signed in and consented: its code, or with `redeem` its tokens. */
+    const authorize = async () => {
+      const reg = await fetch(`${mcpUrl}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'Revoking Agent',
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+        }),
+      });
+      const client = (await reg.json()) as { client_id: string; registration_access_token?: string };
+      if (client.registration_access_token) {
+        generated.push(client.registration_access_token);
+      }
+      const clientId = client.client_id;
+      const verifier = randomBytes(32).toString('base64url');
+      const url = new URL(`${mcpUrl}/auth`);
+      for (const [name, value] of Object.entries({
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'mcp',
+        state: 'st',
+        resource: mcpUrl,
+        code_challenge_method: 'S256',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      })) {
+        url.searchParams.set(name, value);
+      }
+      const { redirect } = await playBrowser(url, app.url, signIn);
+      const code = redirect?.searchParams.get('code');
+      expect(code, String(redirect)).toBeTruthy();
+      const redeem = {
+        grant_type: 'authorization_code',
+        code: code as string,
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+      };
+      const tokens = await form('/token', redeem);
+      expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+      generated.push(code as string, tokens.body.access_token, tokens.body.refresh_token);
+      const [row] = await app.dataSource.query<{ id: string }[]>(
+        `SELECT id FROM mcp_tokens WHERE project_id = $1 AND client_id = $2`,
+        [c.projectId, clientId],
+      );
+      return {
+        clientId,
+        redeem,
+        tokenId: row.id,
+        access_token: tokens.body.access_token,
+        refresh_token: tokens.body.refresh_token,
+      };
+    };
+    const byAccess = await authorize();
+    ids.byAccess = byAccess.tokenId;
+    ids.byAccessClient = byAccess.clientId;
+    const elsewhere = await authorize();
+    // Another public client presenting this token: refused silently (RFC 7009), nothing revoked.
+    expect(
+      (await form('/token/revocation', { token: byAccess.access_token, client_id: elsewhere.clientId })).status,
+    ).toBe(200);
+    ids.stillUsable = String(
+      (await app.get('/v1/mcp/tokens', { apiKey: c.apiKey })).body.some(
+        (t: { id: string }) => t.id === byAccess.tokenId,
+      ),
+    );
+    expect(
+      (await form('/token/revocation', { token: byAccess.access_token, client_id: byAccess.clientId })).status,
+    ).toBe(200);
+    // Again: nothing left to revoke, nothing recorded.
+    expect(
+      (await form('/token/revocation', { token: byAccess.refresh_token, client_id: byAccess.clientId })).status,
+    ).toBe(200);
+    ids.accessRefused = String(
+      (
+        await form('/token', {
+          grant_type: 'refresh_token',
+          refresh_token: byAccess.refresh_token,
+          client_id: byAccess.clientId,
+        })
+      ).status,
+    );
+    const byRefresh = await authorize();
+    ids.byRefresh = byRefresh.tokenId;
+    expect(
+      (
+        await form('/token/revocation', {
+          token: byRefresh.refresh_token,
+          client_id: byRefresh.clientId,
+          token_type_hint: 'refresh_token',
+        })
+      ).status,
+    ).toBe(200);
+    const reused = await authorize();
+    ids.reused = reused.tokenId;
+    ids.reusedClient = reused.clientId;
+    const rotated = await form('/token', {
+      grant_type: 'refresh_token',
+      refresh_token: reused.refresh_token,
+      client_id: reused.clientId,
+    });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    generated.push(rotated.body.access_token, rotated.body.refresh_token);
+    const replayed = await form('/token', {
+      grant_type: 'refresh_token',
+      refresh_token: reused.refresh_token,
+      client_id: reused.clientId,
+    });
+    expect(replayed.body.error).toBe('invalid_grant');
+    const codeTwice = await authorize();
+    ids.codeTwice = codeTwice.tokenId;
+    expect((await form('/token', codeTwice.redeem)).body.error).toBe('invalid_grant');
+    ids.unrevoked = elsewhere.tokenId;
+
+    // Sealing-key rotation, by the command line (every project's secrets: no project).
+    await app.app.get(SecretsRotationService).rotate(CLI_ACTOR);
+
     // And in the other project, a change of its own.
     const other = await app.ctx.newApp();
     await app.post(
@@ -175,7 +330,10 @@ describe('GET /v1/audit-events', () => {
     );
   });
 
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await signIn?.close();
+    await app?.close();
+  });
 
   it('records app configurations created, updated (only what changed) and deleted, by the API key', async () => {
     const created = await one('app_configuration.created', ids[`config_${ids.mail}`]);
@@ -271,6 +429,61 @@ describe('GET /v1/audit-events', () => {
     });
   });
 
+  it('records MCP tokens revoked at the authorization server: by the client, and a token family on reuse by the service', async () => {
+    const revoked = async (tokenId: string) => {
+      const found = await events({ action: 'mcp_token.revoked', resource_id: tokenId }, c.apiKey);
+      expect(found, `revocations of ${tokenId}`).toHaveLength(1);
+      return found[0];
+    };
+    // The client revoking its access token: the grant's MCP token is revoked with it, once.
+    expect(await revoked(ids.byAccess)).toMatchObject({
+      project_id: c.projectId,
+      actor_type: 'mcp_oauth_client',
+      actor_id: ids.byAccessClient,
+      before: null,
+      after: { oauth_client_id: ids.byAccessClient, reason: 'revoked_by_client', revoked_token: 'access_token' },
+    });
+    expect(ids.stillUsable).toBe('true');
+    expect(ids.accessRefused).toBe('400');
+    expect((await revoked(ids.byRefresh)).after).toMatchObject({
+      reason: 'revoked_by_client',
+      revoked_token: 'refresh_token',
+    });
+    expect(await revoked(ids.reused)).toMatchObject({
+      actor_type: 'system',
+      actor_id: null,
+      after: { oauth_client_id: ids.reusedClient, reason: 'refresh_token_reused' },
+    });
+    expect((await revoked(ids.codeTwice)).after).toMatchObject({ reason: 'authorization_code_reused' });
+    expect(await events({ action: 'mcp_token.revoked', resource_id: ids.unrevoked }, c.apiKey)).toEqual([]);
+    // The revoked tokens are no longer listed; the other client's is.
+    const listed = (await app.get('/v1/mcp/tokens', { apiKey: c.apiKey })).body.map((t: { id: string }) => t.id);
+    expect(listed).toEqual([ids.unrevoked]);
+    expect((await events({ actor: 'mcp_oauth_client' }, c.apiKey)).map((event) => event.action)).toEqual([
+      'mcp_token.revoked',
+      'mcp_token.revoked',
+    ]);
+  });
+
+  it('records sealing-key rotations by the command line, with their counts, in no project', async () => {
+    const rows = await app.dataSource.query<{ actor_type: string; project_id: string | null; after: object }[]>(
+      `SELECT actor_type, project_id, after FROM audit_events WHERE action = 'sealing_key.rotated'`,
+    );
+    expect(rows).toEqual([
+      {
+        actor_type: 'cli',
+        project_id: null,
+        after: {
+          key_id: expect.stringMatching(/^[0-9a-f]{12}$/),
+          resealed: expect.any(Number),
+          changed_concurrently: 0,
+          unreadable: 0,
+          remaining: 0,
+        },
+      },
+    ]);
+  });
+
   it('records the project, and API keys created and revoked by the command line', async () => {
     expect(await one('project.created', a.projectId)).toMatchObject({ actor_type: 'cli', after: { name: 'audited' } });
     expect((await one('api_key.created', a.apiKeyId)).actor_type).toBe('cli');
@@ -291,16 +504,26 @@ describe('GET /v1/audit-events', () => {
     });
   });
 
-  it('never answers a secret: credentials, client secrets, tokens, keys, webhook addresses', async () => {
+  it('never answers or keeps a secret: credentials, client secrets, tokens, codes, keys, webhook addresses', async () => {
     const all = await app.get(EVENTS, { query: { limit: 100 }, apiKey: a.apiKey });
     expect(all.body.length).toBeGreaterThan(20);
-    for (const value of [...Object.values(SECRETS), ...generated, 'hook-query-secret', '****']) {
-      expect(value, 'a generated value').toBeTruthy();
-      expect(all.text).not.toContain(value);
+    const signedIn = await app.get(EVENTS, { query: { limit: 100 }, apiKey: c.apiKey });
+    expect(signedIn.body.length).toBeGreaterThan(10);
+    // Every record of every project, and those of no project (imports, key rotations), as stored.
+    const table = JSON.stringify(await app.dataSource.query('SELECT * FROM audit_events'));
+    expect(table).toContain('sealing_key.rotated');
+    const config = app.app.get(AppConfig);
+    const sealingKeys = [config.SECRETS_KEY, ...(config.SECRETS_KEYS ?? '').split(',')].filter((key) => key);
+    expect(sealingKeys.length).toBeGreaterThan(0);
+    for (const text of [all.text, signedIn.text, table]) {
+      for (const value of [...Object.values(SECRETS), ...generated, ...sealingKeys, 'hook-query-secret', '****']) {
+        expect(value, 'a generated value').toBeTruthy();
+        expect(text).not.toContain(value);
+      }
+      expect(text).not.toMatch(
+        /"(credentials|secrets|client_secret|token_hash|key_hash|key_prefix|token|webhook_secret|access_token|refresh_token|code)":/,
+      );
     }
-    expect(all.text).not.toMatch(
-      /"(credentials|secrets|client_secret|token_hash|key_hash|key_prefix|token|webhook_secret)"/,
-    );
   });
 
   it('answers only the caller project: the other project sees its own changes', async () => {

@@ -5,10 +5,17 @@ import { McpServersService } from '../../../src/mcp-servers/mcp-servers.service.
 import { McpTestServer } from '../../helpers/mcp-test-server.js';
 import type { TestProject } from '../../helpers/test-context.js';
 import { TestApp } from '../../helpers/test-app.js';
+import { ConnectBrowser, CONNECT_LINKS, createLink } from '../connect-links/connect.js';
+import { connectMcp } from '../mcp/mcp-client.js';
 import { callback, nowSeconds, startLinking, storedAccount } from '../oauth2/linking.js';
 import { OidcServer } from '../oauth2/oidc-server.js';
 
 const PUBLIC_BASE_URL = 'http://patchbay.test';
+/** Each account's own notes at the server: what an end user sees must be theirs only. */
+const NOTES = new Map([
+  ['carol', ['carol: call the plumber']],
+  ['dave', ['dave: renew the passport']],
+]);
 
 /**
  * A remote MCP server behind OAuth, as the MCP authorization specification has it: Patchbay finds its
@@ -40,7 +47,13 @@ describe('a remote MCP server behind OAuth 2.0', { timeout: 180_000 }, () => {
         { name: 'whoami', description: 'Tells who is signed in.', inputSchema: { type: 'object' } },
         { name: 'list_notes', description: 'Lists my notes.', inputSchema: { type: 'object' } },
       ],
-      call: (_name, _args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify({ user: ctx.user }) }] }),
+      call: (name, _args, ctx) =>
+        name === 'list_notes'
+          ? {
+              content: [{ type: 'text', text: JSON.stringify(NOTES.get(ctx.user ?? '') ?? []) }],
+              structuredContent: { user: ctx.user, notes: NOTES.get(ctx.user ?? '') ?? [] },
+            }
+          : { content: [{ type: 'text', text: JSON.stringify({ user: ctx.user }) }] },
     });
     project = await app.ctx.newProject();
   }, 180_000);
@@ -118,5 +131,70 @@ describe('a remote MCP server behind OAuth 2.0', { timeout: 180_000 }, () => {
     );
     expect(result.body.success).toBe(false);
     expect(result.body.error).toMatch(/refused the credentials \(401\): the account may need to be linked again/);
+  });
+
+  it('two end users linked through connect links each see only their own data, over REST and over MCP', async () => {
+    // The tools were read in the first test, with an end user's token.
+    const linkThrough = async (owner: string) => {
+      const link = await createLink(app, project.apiKey, { app_name: 'SECURE_NOTES', linked_account_owner_id: owner });
+      const browser = new ConnectBrowser(app);
+      const page = await browser.open(link.url);
+      expect(page.status, page.text).toBe(200);
+      const started = await browser.submit(page, {});
+      expect(started.status, started.text).toBe(303);
+      const authorize = new URL(started.headers.get('location')!);
+      expect(authorize.origin).toBe(oidc.issuer);
+      expect(authorize.searchParams.get('resource')).toBe(mcp.url);
+      const back = await oidc.authorize(authorize.href, { login: owner });
+      const returned = await fetch(`${app.url}${back.pathname}${back.search}`, { redirect: 'manual' });
+      expect(returned.status).toBe(302);
+      const done = new URL(returned.headers.get('location')!);
+      const confirmed = await browser.request('GET', `${done.pathname}${done.search}`);
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.text).toContain('Account linked');
+      const status = await app.get(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });
+      expect(status.body).toMatchObject({ status: 'completed' });
+      expect(oidc.tokenRequests.at(-1)?.form.resource).toBe(mcp.url);
+    };
+    await linkThrough('carol');
+    await linkThrough('dave');
+
+    for (const owner of ['carol', 'dave']) {
+      const rest = await app.post(
+        '/v1/functions/SECURE_NOTES__LIST_NOTES/execute',
+        { function_input: {}, linked_account_owner_id: owner },
+        { apiKey: project.apiKey },
+      );
+      expect(rest.body).toEqual({ success: true, data: { user: owner, notes: NOTES.get(owner) }, error: null });
+
+      const token = await app.post(
+        '/v1/mcp/tokens',
+        { linked_account_owner_id: owner, apps: ['SECURE_NOTES'] },
+        { apiKey: project.apiKey },
+      );
+      expect(token.status, token.text).toBe(201);
+      const { client } = await connectMcp(app.url, {
+        headers: { authorization: `Bearer ${token.body.token}` },
+        query: { mode: 'direct' },
+      });
+      try {
+        const result = await client.callTool({ name: 'SECURE_NOTES__LIST_NOTES', arguments: {} });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({
+          success: true,
+          data: { user: owner, notes: NOTES.get(owner) },
+        });
+      } finally {
+        await client.close();
+      }
+    }
+    // Each call went with that user's own token, which the server resolved to that user alone.
+    const users = await Promise.all(
+      mcp
+        .calls()
+        .slice(-4)
+        .map((call) => oidc.provider.AccessToken.find(call.headers.authorization!.slice(7))),
+    );
+    expect(users.map((token) => token?.accountId)).toEqual(['carol', 'carol', 'dave', 'dave']);
   });
 });

@@ -1,10 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AuditEventEntity } from '../../../src/audit/audit-event.entity.js';
 import { McpServersService } from '../../../src/mcp-servers/mcp-servers.service.js';
 import { connectMcp } from '../mcp/mcp-client.js';
-import { McpTestServer, type TestTool } from '../../helpers/mcp-test-server.js';
+import { McpTestServer, type TestCallContext, type TestTool } from '../../helpers/mcp-test-server.js';
 import { TestApp } from '../../helpers/test-app.js';
+
+type TestAsk = TestCallContext['ask'];
 
 const LONG_TOOL = 'list_every_open_pull_request_awaiting_my_review_across_all_repositories';
 
@@ -413,6 +416,135 @@ describe('remote MCP servers as apps', { timeout: 120_000 }, () => {
     } finally {
       await big.close();
     }
+  });
+
+  /** A no_auth app of `server`, configured by a new project, with `ann` linked; answers how to run its functions. */
+  async function usableApp(server: McpTestServer, appName: string) {
+    await service().add(server.url, { appName });
+    const project = await app.ctx.newProject();
+    const configured = await app.post(
+      '/v1/app-configurations',
+      { app_name: appName, security_scheme: 'no_auth' },
+      { apiKey: project.apiKey },
+    );
+    expect(configured.status, configured.text).toBe(200);
+    const linked = await app.post(
+      '/v1/linked-accounts/no-auth',
+      { app_name: appName, linked_account_owner_id: 'ann' },
+      { apiKey: project.apiKey },
+    );
+    expect(linked.status, linked.text).toBe(200);
+    return (name: string) =>
+      app.post(
+        `/v1/functions/${name}/execute`,
+        { function_input: {}, linked_account_owner_id: 'ann' },
+        { apiKey: project.apiKey },
+      );
+  }
+
+  describe.each([
+    { era: 'legacy' as const, revision: '2025-11-25, the session’s GET stream' },
+    { era: 'modern' as const, revision: '2026-07-28, a subscriptions/listen stream' },
+  ])('a server that announces tools/list_changed ($revision)', ({ era }) => {
+    it('is synced without `catalog sync`: a tool added upstream appears, a removed one is deactivated', async () => {
+      let names = ['read_inbox', 'archive_mail'];
+      const server = await McpTestServer.start({
+        era,
+        listChanged: true,
+        tools: () => names.map((name) => ({ name, description: `Does ${name}.`, inputSchema: { type: 'object' } })),
+        call: (name) => ({ content: [{ type: 'text', text: `${name} done` }] }),
+      });
+      const appName = `LIVE_MAIL_${era.toUpperCase()}`;
+      try {
+        const execute = await usableApp(server, appName);
+        // A call opens the connection Patchbay keeps, which listens for the server's notifications.
+        expect((await execute(`${appName}__READ_INBOX`)).body).toMatchObject({ success: true });
+        const listening = () =>
+          server.received.some((r) => (era === 'legacy' ? r.method === 'GET' : r.rpc === 'subscriptions/listen'));
+        await vi.waitFor(() => expect(listening()).toBe(true), { timeout: 10_000, interval: 50 });
+
+        names = ['read_inbox', 'snooze_mail'];
+        const listsBefore = server.received.filter((r) => r.rpc === 'tools/list').length;
+        await server.announceToolsChanged();
+        // The sync is recorded last, once the functions are written and the vanished one deactivated.
+        const synced = () =>
+          app.dataSource.getRepository(AuditEventEntity).findBy({ action: 'mcp_server.synced', resource_id: appName });
+        await vi.waitFor(async () => expect(await synced()).toHaveLength(1), { timeout: 15_000, interval: 200 });
+        expect(await synced()).toEqual([
+          expect.objectContaining({
+            actor_type: 'system',
+            after: expect.objectContaining({ functions_added: 1, functions_deactivated: 1 }),
+          }),
+        ]);
+        expect(server.received.filter((r) => r.rpc === 'tools/list').length).toBeGreaterThan(listsBefore);
+        expect((await execute(`${appName}__SNOOZE_MAIL`)).body).toEqual({
+          success: true,
+          data: 'snooze_mail done',
+          error: null,
+        });
+        expect((await execute(`${appName}__ARCHIVE_MAIL`)).status).toBe(404);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  describe('a tool that asks the client for input or a model’s answer during the call', () => {
+    const asking = (name: string, args: Record<string, unknown>, ctx: { ask: TestAsk }) =>
+      ctx.ask(name === 'ask_user' ? 'elicitation' : 'sampling').then(
+        () => ({ content: [{ type: 'text' as const, text: 'answered' }] }),
+        (error: Error) => ({
+          content: [{ type: 'text' as const, text: `the client said: ${error.message}` }],
+          isError: true,
+        }),
+      );
+    const askingTools = ['ask_user', 'ask_model'].map((name) => ({
+      name,
+      description: `Calls ${name} mid-call.`,
+      inputSchema: { type: 'object' },
+    }));
+
+    it('2025-11-25: the elicitation or sampling request is refused at once, with the reason, and the call fails', async () => {
+      const server = await McpTestServer.start({ era: 'legacy', sse: true, tools: () => askingTools, call: asking });
+      try {
+        const execute = await usableApp(server, 'ASKS_OLD');
+        for (const [tool, method] of [
+          ['ASKS_OLD__ASK_USER', 'elicitation/create'],
+          ['ASKS_OLD__ASK_MODEL', 'sampling/createMessage'],
+        ]) {
+          const result = await execute(tool);
+          expect(result.status).toBe(200);
+          expect(result.body.success).toBe(false);
+          expect(result.body.error).toContain(`the client said: MCP error -32601: Patchbay does not relay ${method}`);
+        }
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('2026-07-28: the server cannot ask a client that declared nothing, and the call fails at once', async () => {
+      const server = await McpTestServer.start({ era: 'modern', tools: () => askingTools, call: asking });
+      try {
+        const execute = await usableApp(server, 'ASKS_NEW');
+        // Patchbay's requests declare no client capabilities, so the server's SDK refuses to answer
+        // input_required and fails the call instead.
+        for (const [tool, method] of [
+          ['ASKS_NEW__ASK_USER', 'elicitation/create'],
+          ['ASKS_NEW__ASK_MODEL', 'sampling/createMessage'],
+        ]) {
+          const result = await execute(tool);
+          expect(result.body).toEqual({
+            success: false,
+            data: null,
+            error: expect.stringContaining(
+              `failed: Cannot request input 'answer' (${method}): the request's client capabilities do not declare the required capability`,
+            ),
+          });
+        }
+      } finally {
+        await server.close();
+      }
+    });
   });
 
   it('refuses a loopback server unless configuration allows private networks', async () => {

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Provider, { type ClientMetadata } from 'oidc-provider';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 /** One request to the token endpoint as the authorization server received and answered it. */
 export interface TokenRequest {
@@ -56,12 +57,21 @@ export class OidcServer {
       resourceScopes?: string;
       /** The claims of a signed-in account (besides `sub`, its login), for ID tokens of OpenID Connect sign-ins. */
       accountClaims?: (login: string) => Record<string, unknown>;
+      /**
+       * OAuth Client ID Metadata Documents: a client_id that is an https URL is the client, described by the
+       * document fetched there; `trust` is the certificate those documents are served with (a test's own, on
+       * 127.0.0.1, which the provider's fetch would otherwise refuse as a private address).
+       */
+      clientIdMetadataDocuments?: { trust: string };
     } = {},
   ): Promise<OidcServer> {
     const server = createServer();
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const documents = options.clientIdMetadataDocuments
+      ? new Agent({ connect: { ca: options.clientIdMetadataDocuments.trust } })
+      : undefined;
     const provider = new Provider(issuer, {
       clients: clients.map((client): ClientMetadata => ({
         token_endpoint_auth_method: 'client_secret_basic',
@@ -88,7 +98,14 @@ export class OidcServer {
         Session: 600,
       },
       cookies: { keys: ['oauth2-test-cookie-key'] },
+      ...(documents
+        ? {
+            fetch: (url: URL | string, init: Record<string, unknown>) =>
+              undiciFetch(url, { ...init, dispatcher: documents }) as unknown as Promise<Response>,
+          }
+        : {}),
       features: {
+        ...(options.clientIdMetadataDocuments ? { clientIdMetadataDocument: { enabled: true } } : {}),
         ...(options.registration ? { registration: { enabled: true } } : {}),
         ...(options.resourceScopes !== undefined
           ? {

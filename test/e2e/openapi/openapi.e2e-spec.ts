@@ -43,7 +43,10 @@ describe('OpenAPI document', () => {
           continue;
         }
         ids.push(operation.operationId);
-        const isPublic = path.startsWith('/v1/health') || path === '/v1/linked-accounts/oauth2/callback';
+        const isPublic =
+          path.startsWith('/v1/health') ||
+          path === '/v1/linked-accounts/oauth2/callback' ||
+          path === '/v1/mcp-servers/oauth-client';
         expect(Boolean(operation.security?.some((s: object) => 'X-API-KEY' in s)), `${method} ${path}`).toBe(!isPublic);
       }
     }
@@ -73,6 +76,7 @@ describe('OpenAPI document', () => {
         'health',
         'linked-accounts',
         'mcp',
+        'mcp-servers',
         'project',
       ]),
     );

@@ -2,6 +2,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SecretBox } from '../../../libs/common/src/index.js';
+import { CLI_ACTOR } from '../../../src/audit/actor.js';
 import { SealedColumnsRepository } from '../../../src/secrets/sealed-columns.repository.js';
 import { type RotationReport, SecretsRotationService } from '../../../src/secrets/secrets-rotation.service.js';
 import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
@@ -177,7 +178,7 @@ describe('sealing-key rotation (patchbay secrets rotate)', () => {
         return JSON.parse(result.stdout) as RotationReport;
       });
     } else {
-      rotation = app.app.get(SecretsRotationService).rotate({ batchSize: 5 });
+      rotation = app.app.get(SecretsRotationService).rotate(CLI_ACTOR, { batchSize: 5 });
     }
     const { result: report, failures } = await executeDuring(urls, rotation);
     expect(failures).toEqual([]);
@@ -193,7 +194,7 @@ describe('sealing-key rotation (patchbay secrets rotate)', () => {
     await expectEverythingUnderNewKeyOnly();
 
     // Re-running finds nothing left to do (resumable).
-    const again = await app.app.get(SecretsRotationService).rotate({ batchSize: 5 });
+    const again = await app.app.get(SecretsRotationService).rotate(CLI_ACTOR, { batchSize: 5 });
     expect([again.resealed, again.remaining]).toEqual([0, 0]);
 
     if (onServer) {
@@ -224,7 +225,7 @@ describe('sealing-key rotation (patchbay secrets rotate)', () => {
           account.id,
         ]);
       },
-      () => service.rotate(),
+      () => service.rotate(CLI_ACTOR),
     );
     const linked = report.columns.find((column) => column.column === 'linked_accounts.credentials');
     expect(linked).toMatchObject({ resealed: 0, changed_concurrently: 1, remaining: 1 });
@@ -234,12 +235,38 @@ describe('sealing-key rotation (patchbay secrets rotate)', () => {
     );
     expect(kept.credentials).toBe(concurrent);
 
-    const rerun = await service.rotate();
+    const rerun = await service.rotate(CLI_ACTOR);
     expect([rerun.resealed, rerun.remaining]).toEqual([1, 0]);
     const [after] = await app.dataSource.query<{ credentials: string }[]>(
       `SELECT "credentials" FROM "linked_accounts" WHERE "id" = $1`,
       [account.id],
     );
     expect(newOnly.openJson(after.credentials)).toEqual({ api_key: 'key-1-relinked' });
+  });
+
+  it('records every run in the audit log, by the command line, with its counts and never a key', async () => {
+    const runs = await app.dataSource.query<
+      { actor_type: string; actor_id: string | null; project_id: string | null; resource_id: string; after: object }[]
+    >(
+      `SELECT actor_type, actor_id, project_id, resource_id, after FROM audit_events
+        WHERE action = 'sealing_key.rotated' ORDER BY created_at`,
+    );
+    // The first rotation, its re-run, the run with a concurrent write, and the one after it.
+    expect(runs).toHaveLength(4);
+    for (const run of runs) {
+      expect(run).toMatchObject({ actor_type: 'cli', actor_id: null, project_id: null });
+      expect(run.resource_id).toBe(SecretBox.keyId(newKey));
+    }
+    expect(runs[0].after).toMatchObject({ key_id: SecretBox.keyId(newKey), remaining: 0, unreadable: 0 });
+    expect(runs.slice(2).map((run) => run.after)).toEqual([
+      { key_id: SecretBox.keyId(newKey), resealed: 0, changed_concurrently: 1, unreadable: 0, remaining: 1 },
+      { key_id: SecretBox.keyId(newKey), resealed: 1, changed_concurrently: 0, unreadable: 0, remaining: 0 },
+    ]);
+    const recorded = JSON.stringify(runs);
+    for (const key of [newKey, oldKey]) {
+      expect(recorded).not.toContain(key.toString('base64'));
+      expect(recorded).not.toContain(key.toString('hex').slice(0, 16));
+    }
+    expect(recorded).not.toContain('key-1-relinked');
   });
 });

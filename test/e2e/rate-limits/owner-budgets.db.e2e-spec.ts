@@ -9,7 +9,7 @@ const noInput = {
   parameters: { type: 'object', properties: {}, required: [], visible: [], additionalProperties: false },
 } as Partial<FunctionEntity>;
 
-/** Executions per (project, linked-account owner): the database holds the cells, so both databases run this. */
+/** Executions per (project, linked-account owner): the database holds the cells, so both databases run this (`.db.`). */
 describe('execution budgets per linked-account owner', () => {
   let app: TestApp;
   let upstream: Upstream;
@@ -166,5 +166,34 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('owner budgets on 
       (await onSecond()).status,
     ];
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('grant exactly the budget to concurrent executions of one owner on both instances', async () => {
+    const { projectId, apiKey } = await first.ctx.newProject();
+    const scenario = await executionScenario(first, {
+      projectId,
+      scheme: 'no_auth',
+      function: {
+        ...noInput,
+        protocol: 'rest',
+        protocol_data: { method: 'GET', path: '/x', server_url: upstream.url },
+      },
+    });
+    const onFirst = () => scenario.execute(undefined, { apiKey }).then((res) => res.status);
+    const onSecond = () =>
+      fetch(`${secondUrl}/v1/functions/${scenario.fn.name}/execute`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ linked_account_owner_id: scenario.owner }),
+      }).then((res) => res.status);
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? onFirst() : onSecond())));
+    expect(
+      statuses.filter((status) => status === 200),
+      JSON.stringify(statuses),
+    ).toHaveLength(3);
+    expect(
+      statuses.filter((status) => status === 429),
+      JSON.stringify(statuses),
+    ).toHaveLength(9);
   });
 });

@@ -6,9 +6,26 @@ import type { FunctionEntity } from '../../../src/functions/function.entity.js';
 import { MetricsEndpoint } from '../../../src/observability/metrics-endpoint.js';
 import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
-import { Upstream } from '../execution/upstream.js';
+import { json, Upstream } from '../execution/upstream.js';
 
 const SECRET = 'upstream-secret-key-4242';
+/** The latency histograms' buckets in seconds, as docs/operations.md lists them. */
+const LATENCY_BUCKET_BOUNDS = [
+  '0.001',
+  '0.0025',
+  '0.005',
+  '0.01',
+  '0.025',
+  '0.05',
+  '0.1',
+  '0.25',
+  '0.5',
+  '1',
+  '2.5',
+  '5',
+  '10',
+  '30',
+];
 const OWNER_INPUT = 'needle-in-the-input';
 
 const fn = (upstream: Upstream) =>
@@ -87,6 +104,20 @@ describe('Prometheus metrics on a port of their own', () => {
       /patchbay_http_request_duration_seconds_count\{method="POST",route="\/v1\/functions\/:function_name\/execute",status="200"\} 1/,
     );
     sample(/patchbay_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
+    // A histogram as Prometheus reads one: its type, cumulative buckets ending at +Inf, a sum and a count.
+    sample(/# TYPE patchbay_http_request_duration_seconds histogram/);
+    const executeBuckets = [
+      ...text.matchAll(
+        /patchbay_http_request_duration_seconds_bucket\{method="POST",route="\/v1\/functions\/:function_name\/execute",status="200",le="([^"]+)"\} (\d+)/g,
+      ),
+    ].map(([, le, count]) => [le, Number(count)] as const);
+    expect(executeBuckets.map(([le]) => le)).toEqual([...LATENCY_BUCKET_BOUNDS, '+Inf']);
+    const counts = executeBuckets.map(([, count]) => count);
+    expect(counts).toEqual([...counts].sort((x, y) => x - y));
+    expect(counts.at(-1)).toBe(1);
+    sample(
+      /patchbay_http_request_duration_seconds_sum\{method="POST",route="\/v1\/functions\/:function_name\/execute",status="200"\} 0\.\d+/,
+    );
     sample(new RegExp(`patchbay_executions_total\\{app="${run.app.name}",scheme="api_key",outcome="success"\\} 1`));
     sample(new RegExp(`patchbay_upstream_request_duration_seconds_count\\{app="${run.app.name}",outcome="2xx"\\} 1`));
     sample(/patchbay_search_duration_seconds_count\{kind="functions"\} 1/);
@@ -100,6 +131,58 @@ describe('Prometheus metrics on a port of their own', () => {
     expect(text).not.toContain(run.owner);
     expect(text).not.toContain(OWNER_INPUT);
     expect(text).not.toContain(SECRET);
+  });
+
+  it('counts failed statements, and token refreshes by outcome', async () => {
+    const scrape = async () => (await fetch(metricsUrl, { headers: { authorization: 'Bearer scrape-token' } })).text();
+    const errors = () =>
+      scrape().then((text) => Number(/^patchbay_database_query_errors_total (\d+)$/m.exec(text)?.[1]));
+    const before = await errors();
+    // A statement the server refuses, through the service's own pool.
+    await expect(app.dataSource.query('SELECT no_such_column FROM audit_events')).rejects.toThrow(/no_such_column/);
+    expect(await errors()).toBe(before + 1);
+
+    const provider = await Upstream.start();
+    try {
+      const expiring = (refreshToken: string) =>
+        executionScenario(app, {
+          projectId: run.projectId,
+          scheme: 'oauth2',
+          settings: {
+            location: 'header',
+            name: 'Authorization',
+            prefix: 'Bearer',
+            client_id: 'app-client',
+            authorize_url: `${provider.url}/authorize`,
+            access_token_url: `${provider.url}/token`,
+            refresh_token_url: `${provider.url}/refresh`,
+          },
+          appSecrets: { oauth2_client_secret: 'app-secret' },
+          credentials: {
+            access_token: 'at-old',
+            refresh_token: refreshToken,
+            expires_at: Math.floor(Date.now() / 1000) - 60,
+          },
+          function: fn(upstream),
+        });
+      provider.respond((request, response) => {
+        const refused = new URLSearchParams(request.body).get('refresh_token') === 'rt-refused';
+        json(
+          response,
+          refused ? 400 : 200,
+          refused
+            ? { error: 'invalid_grant' }
+            : { access_token: 'at-new', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-new' },
+        );
+      });
+      expect((await (await expiring('rt-good')).execute()).body.success).toBe(true);
+      expect((await (await expiring('rt-refused')).execute()).body.success).toBe(false);
+    } finally {
+      await provider.close();
+    }
+    const text = await scrape();
+    expect(text).toMatch(/^patchbay_oauth2_token_refreshes_total\{outcome="refreshed"\} 1$/m);
+    expect(text).toMatch(/^patchbay_oauth2_token_refreshes_total\{outcome="failed"\} 1$/m);
   });
 });
 
@@ -228,5 +311,41 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     const parent = receiver.spans.find((span) => span.spanId === search.parentSpanId);
     expect(parent?.name).toBe('GET /v1/functions/search');
     expect(JSON.stringify(receiver.spans)).not.toContain('postcard');
+  });
+});
+
+describe('Traces sampled by TRACING_SAMPLE_RATIO', () => {
+  let app: TestApp;
+  let receiver: OtlpReceiver;
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    app = await TestApp.start({
+      TRACING_OTLP_ENDPOINT: receiver.url,
+      TRACING_EXPORT_DELAY_MS: '50',
+      TRACING_SAMPLE_RATIO: '0',
+    });
+    await app.ctx.newProject();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it("traces none of the service's own requests at 0, and follows a caller's sampled flag", async () => {
+    const sampledTrace = '0af7651916cd43dd8448eb211c80319c';
+    const unsampledTrace = '5ce0e9a56015fec5aadfa328ae398115';
+    expect((await app.get('/v1/functions/search', { query: { intent: 'no caller trace' } })).status).toBe(200);
+    const search = (traceparent: string) =>
+      app.get('/v1/functions/search', { query: { intent: 'a caller trace' }, headers: { traceparent } });
+    expect((await search(`00-${unsampledTrace}-b7ad6b7169203331-00`)).status).toBe(200);
+    expect((await search(`00-${sampledTrace}-b7ad6b7169203331-01`)).status).toBe(200);
+
+    // Exported in order: once the sampled request's spans are in, the others' would be too.
+    await receiver.until(() => receiver.spans.some((span) => span.traceId === sampledTrace));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const requests = receiver.spans.filter((span) => span.name === 'GET /v1/functions/search');
+    expect(requests.map((span) => span.traceId)).toEqual([sampledTrace]);
   });
 });

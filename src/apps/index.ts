@@ -1,0 +1,3 @@
+/** What the apps module offers outside it (the benchmarks build rows with these, nothing deeper). */
+export { AppsModule } from './apps.module.js';
+export { AppEntity } from './app.entity.js';

@@ -1,0 +1,3 @@
+/** Metrics and traces outside their folder. */
+export { ObservabilityModule } from './observability.module.js';
+export { Metrics } from './metrics.js';
