@@ -5,9 +5,12 @@
  *   (r) rest:   POST /v1/functions/{name}/execute;
  *   (m) mcp:    POST /v1/mcp, a stateless tools/call of execute_function in protocol 2025-11-25;
  *   (n) modern: POST /v1/mcp, the same tools/call in protocol 2026-07-28 (per-request envelope and
- *               the Mcp-Method/Mcp-Name headers).
+ *               the Mcp-Method/Mcp-Name headers);
+ *   (o) oauth:  POST /v1/mcp/p/{project}, the 2025-11-25 tools/call with an OAuth access token, obtained
+ *               in the set-up through the real flow (bench/mcp-oauth-sign-in.ts: the project's identity
+ *               provider on 127.0.0.1, registration, authorization code with PKCE, consent).
  * All answer JSON. Prints one JSON object with the median, p99 and server CPU per request of each and
- * the median each protocol adds at concurrency 1 (target: under 0.5 ms). BENCH_DURATION_S (default
+ * the median each adds at concurrency 1 (target: under 0.5 ms). BENCH_DURATION_S (default
  * 5) and BENCH_ROUNDS (default 3) tune it.
  */
 import { type ChildProcess } from 'node:child_process';
@@ -29,6 +32,7 @@ import {
   startService,
   type Target,
 } from './execute.js';
+import { mcpOAuthToken, type McpOAuthToken } from './mcp-oauth-sign-in.js';
 
 const TOOLS_CALL_BODY = JSON.stringify({
   jsonrpc: '2.0',
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-mcp-'));
   const children: ChildProcess[] = [];
+  let oauth: McpOAuthToken | undefined;
   try {
     const upstream = await forkRole('upstream');
     children.push(upstream.child);
@@ -75,6 +80,8 @@ async function main(): Promise<void> {
     const service = await startService(env);
     children.push(service);
     const base = `http://127.0.0.1:${port}`;
+    // The user signed in through the project's identity provider is the bench's end user.
+    oauth = await mcpOAuthToken(base, apiKey, OWNER);
     const targets: Target[] = [
       {
         label: 'r',
@@ -114,6 +121,19 @@ async function main(): Promise<void> {
         },
         body: MODERN_TOOLS_CALL_BODY,
       },
+      {
+        label: 'o',
+        pid: service.pid,
+        url: oauth.mcpUrl,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          authorization: `Bearer ${oauth.accessToken}`,
+        },
+        body: TOOLS_CALL_BODY,
+      },
     ];
     for (const target of targets.slice(1)) {
       const check = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
@@ -137,10 +157,12 @@ async function main(): Promise<void> {
       rest_execute: figures(samples[`r@${connections}`] ?? []),
       mcp_tools_call_2025_11_25: figures(samples[`m@${connections}`] ?? []),
       mcp_tools_call_2026_07_28: figures(samples[`n@${connections}`] ?? []),
+      mcp_tools_call_oauth_token: figures(samples[`o@${connections}`] ?? []),
     });
     const c1 = at(1);
     const added = round(c1.mcp_tools_call_2025_11_25.median_ms - c1.rest_execute.median_ms);
     const addedModern = round(c1.mcp_tools_call_2026_07_28.median_ms - c1.rest_execute.median_ms);
+    const addedOAuth = round(c1.mcp_tools_call_oauth_token.median_ms - c1.rest_execute.median_ms);
     const report = {
       benchmark: 'mcp',
       node: process.version,
@@ -155,10 +177,13 @@ async function main(): Promise<void> {
         added_median_met_2025_11_25: added < 0.5,
         added_median_ms_at_1_2026_07_28: addedModern,
         added_median_met_2026_07_28: addedModern < 0.5,
+        added_median_ms_at_1_oauth_token: addedOAuth,
+        added_median_met_oauth_token: addedOAuth < 0.5,
       },
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
+    await oauth?.close();
     // The service holds DATA_DIR until it exits: remove the folder only then.
     await Promise.all(
       children.map(

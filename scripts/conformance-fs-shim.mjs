@@ -1,4 +1,5 @@
-// Preloaded (`node --import`) by conformance-mcp.mjs: @modelcontextprotocol/conformance 0.1.x imports
+// Preloaded (`node --import`) by conformance-mcp.mjs: @modelcontextprotocol/conformance (0.1.x, and the 0.2
+// pre-release installed as @modelcontextprotocol/conformance-next) imports
 // `globSync` from node:fs, which exists from Node 22 on, so on Node 20 the suite fails to load at all.
 // Only its `tier-check` command calls it; for the suite's own modules `fs` resolves to node:fs plus a
 // globSync that says so. On Node 22 and later nothing is changed.
@@ -9,7 +10,7 @@ if (typeof fs.globSync !== 'function') {
   const hooks = `
     const SHIM = 'patchbay-conformance-shim:fs';
     export async function resolve(specifier, context, next) {
-      if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL?.includes('/@modelcontextprotocol/conformance/')) {
+      if ((specifier === 'fs' || specifier === 'node:fs') && /\\/@modelcontextprotocol\\/conformance(-next)?\\//.test(context.parentURL ?? '')) {
         return { url: SHIM, shortCircuit: true };
       }
       return next(specifier, context);

@@ -6,9 +6,10 @@ import prettier from 'prettier';
 import { cliReference } from '../dist/src/cli/cli-reference.js';
 import { buildProgram } from '../dist/src/cli/cli.js';
 import { configurationReference } from '../dist/src/config/configuration-reference.js';
+import { identityProviderReference } from '../dist/src/mcp-oauth/identity-providers.reference.js';
 
 const pages = {
-  'docs/configuration.md': configurationReference(),
+  'docs/configuration.md': configurationReference([identityProviderReference()]),
   'docs/cli.md': cliReference(buildProgram()),
 };
 for (const [file, text] of Object.entries(pages)) {

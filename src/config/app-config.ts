@@ -325,7 +325,7 @@ export class AppConfig {
   CONNECT_LINK_POSTS_PER_MINUTE = 10;
 
   @Setting(
-    'How long an instance trusts an API key it has checked without asking the database again: the bound within which a revocation or an expiry made elsewhere (another instance, the CLI) takes effect here',
+    "How long an instance trusts an API key (or an MCP client's OAuth access token) it has checked without asking the database again: the bound within which a revocation or an expiry made elsewhere (another instance, the CLI) takes effect here",
   )
   @Transform(toInt)
   @IsInt()

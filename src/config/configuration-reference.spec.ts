@@ -6,13 +6,15 @@ import { AppConfig, settings } from './app-config.js';
 import { configurationReference } from './configuration-reference.js';
 
 describe('the configuration reference', () => {
-  it('is docs/configuration.md as committed (run `npm run docs` after changing a setting)', async () => {
+  it('opens docs/configuration.md as committed (run `npm run docs` after changing a setting)', async () => {
+    // The sections after the environment's table (src/mcp-oauth/identity-providers.reference.spec.ts checks the page
+    // with them) come from layers this one does not import.
     const file = 'docs/configuration.md';
     const generated = await prettier.format(configurationReference(), {
       ...(await prettier.resolveConfig(file)),
       filepath: file,
     });
-    expect(readFileSync(file, 'utf8')).toBe(generated);
+    expect(readFileSync(file, 'utf8').startsWith(generated)).toBe(true);
   });
 
   it('describes every validated property of AppConfig, each once (loadConfig reads only those)', () => {

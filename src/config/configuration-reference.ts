@@ -5,9 +5,11 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /**
  * docs/configuration.md, generated from AppConfig (each setting's @Setting description and its
- * default) by `npm run docs`; a spec fails when the committed page differs.
+ * default) by `npm run docs`; a spec fails when the committed page differs. `appendix`: sections of
+ * settings made elsewhere than in the environment, which the layers above configuration generate
+ * (scripts/reference-docs.mjs passes them).
  */
-export function configurationReference(): string {
+export function configurationReference(appendix: string[] = []): string {
   const rows = settings().map((setting) => {
     const { defaultValue } = setting;
     const plain = typeof defaultValue === 'string' ? defaultValue : JSON.stringify(defaultValue);
@@ -26,5 +28,6 @@ export function configurationReference(): string {
     '| --- | --- | --- |',
     ...rows,
     '',
+    ...appendix,
   ].join('\n');
 }

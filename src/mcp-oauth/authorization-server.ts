@@ -39,6 +39,15 @@ export function mcpTokenIdOfGrant(grantId: string): string {
 }
 
 const ACCESS_TOKEN_TTL_S = 3600;
+
+interface VerifiedToken {
+  caller: OAuthCaller;
+  grantId: string;
+}
+
+function verifiedKey(projectId: string, value: string): string {
+  return `${projectId}:${createHash('sha256').update(value).digest('base64url')}`;
+}
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /**
@@ -76,6 +85,13 @@ export interface OAuthCaller {
 @Injectable()
 export class AuthorizationServer {
   private readonly providers = new LRUCache<string, { version: number; provider: Provider }>({ max: 200 });
+  /**
+   * Access tokens verified lately, by the SHA-256 of their value: what API keys get too (a few database reads
+   * and oidc-provider's token checks per request otherwise). An entry lives API_KEY_CACHE_TTL_MS at most, and
+   * never past the token's or its MCP token's expiry; a revocation on this instance forgets it at once (the MCP
+   * token, the access token, its grant), on other instances within API_KEY_CACHE_TTL_MS.
+   */
+  private readonly verified: LRUCache<string, VerifiedToken>;
   private readonly logger = new Logger('McpAuthorization');
   private readonly metadataFetch: (url: string, options: Record<string, unknown>) => Promise<Response>;
 
@@ -86,6 +102,33 @@ export class AuthorizationServer {
     private readonly audit: AuditService,
   ) {
     this.metadataFetch = clientMetadataFetch(config);
+    this.verified = new LRUCache<string, VerifiedToken>({
+      max: 10_000,
+      ttl: config.API_KEY_CACHE_TTL_MS,
+      ttlResolution: 0,
+    });
+  }
+
+  /**
+   * Forgets verified access tokens: one (`key`), those of an MCP token (revoked) or of a grant (revoked by
+   * oidc-provider), or all of a project (its identity provider deleted).
+   */
+  forgetVerified(match: { key?: string; tokenId?: string; grantId?: string; projectId?: string }): void {
+    if (match.key !== undefined) {
+      this.verified.delete(match.key);
+    }
+    if (match.tokenId === undefined && match.grantId === undefined && match.projectId === undefined) {
+      return;
+    }
+    for (const [key, entry] of this.verified.entries()) {
+      if (
+        entry.caller.tokenId === match.tokenId ||
+        entry.grantId === match.grantId ||
+        key.startsWith(`${match.projectId}:`)
+      ) {
+        this.verified.delete(key);
+      }
+    }
   }
 
   /** The project's provider, or null when the project has no identity provider (then no OAuth). */
@@ -121,6 +164,9 @@ export class AuthorizationServer {
     }
     const raw = request.raw as typeof request.raw & { originalUrl?: string; body?: unknown };
     const prefix = projectMcpPath(projectId);
+    if (request.method === 'GET' && new URL(raw.url ?? '/', 'http://x').pathname === `${prefix}/auth`) {
+      raw.url = withDefaultScope(raw.url ?? '/');
+    }
     raw.originalUrl = raw.url;
     raw.url = (raw.url ?? '').slice(prefix.length) || '/';
     // Fastify has parsed the body already; oidc-provider then takes it from req.body.
@@ -131,6 +177,11 @@ export class AuthorizationServer {
 
   /** The caller of a valid access token for this project's MCP address; null for anything else. */
   async verifyAccessToken(projectId: string, value: string): Promise<OAuthCaller | null> {
+    const key = verifiedKey(projectId, value);
+    const known = this.verified.get(key);
+    if (known) {
+      return known.caller;
+    }
     const provider = await this.providerFor(projectId);
     if (!provider) {
       return null;
@@ -150,7 +201,13 @@ export class AuthorizationServer {
     if (!row) {
       return null;
     }
-    return { tokenId: row.id, ownerId: row.linked_account_owner_id, apps: row.apps };
+    const caller = { tokenId: row.id, ownerId: row.linked_account_owner_id, apps: row.apps };
+    const until = Math.min(row.expires_at.getTime(), (token.exp ?? Infinity) * 1000);
+    const ttl = Math.min(this.config.API_KEY_CACHE_TTL_MS, until - Date.now());
+    if (ttl >= 1) {
+      this.verified.set(key, { caller, grantId: token.grantId }, { ttl });
+    }
+    return caller;
   }
 
   /**
@@ -160,6 +217,8 @@ export class AuthorizationServer {
    */
   private async recordRevocation(projectId: string, ctx: KoaContext, revocation: GrantRevocation): Promise<void> {
     const id = mcpTokenIdOfGrant(revocation.grantId);
+    // Whatever this instance verified of the grant is refused from now on.
+    this.forgetVerified({ grantId: revocation.grantId, tokenId: id });
     if (!(await this.repository.revokeGrantToken(projectId, id))) {
       return;
     }
@@ -192,6 +251,12 @@ export class AuthorizationServer {
           repository,
           projectId,
           model,
+          // A revoked access token or grant is refused at once here, whatever was verified before.
+          (revoked) =>
+            this.forgetVerified({
+              grantId: revoked.grantId,
+              key: model === 'AccessToken' && revoked.id ? verifiedKey(projectId, revoked.id) : undefined,
+            }),
           // oidc-provider stores a client only when one registers (RFC 7591); registration is anonymous.
           // Recorded right after the client's row is written (a single statement, no transaction to share).
           model === 'Client'
@@ -363,6 +428,20 @@ let oidcModule: OidcProviderModule | undefined;
 async function oidcProvider(): Promise<OidcProviderModule> {
   oidcModule ??= await import('oidc-provider');
   return oidcModule;
+}
+
+/**
+ * RFC 6749 §3.3: an authorization request without `scope` is processed with the default, the resource's scope
+ * (clients that follow the metadata send it; some, like the MCP conformance suite's, do not). Without it
+ * oidc-provider grants nothing, and the user would be sent back with access_denied after signing in. Returns
+ * the authorization request's URL with the scope in its query.
+ */
+function withDefaultScope(url: string): string {
+  const parsed = new URL(url, 'http://x');
+  if (!parsed.searchParams.get('scope')) {
+    parsed.searchParams.set('scope', MCP_SCOPE);
+  }
+  return `${parsed.pathname}${parsed.search}`;
 }
 
 /** Exact redirect URIs, https except on a loopback address (http://127.0.0.1:port/… for desktop and CLI clients). */

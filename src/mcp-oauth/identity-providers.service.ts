@@ -6,7 +6,7 @@ import type { Actor } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { isAcceptableEndpoint } from '../oauth2/authorization-server.js';
-import { newServerKeys } from './authorization-server.js';
+import { AuthorizationServer, newServerKeys } from './authorization-server.js';
 import type { McpIdentityProviderEntity } from './identity-provider.entity.js';
 import {
   DEFAULT_OWNER_CLAIM,
@@ -41,6 +41,7 @@ export class IdentityProvidersService {
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly authorizationServer: AuthorizationServer,
   ) {}
 
   async setIdentityProvider(
@@ -89,6 +90,7 @@ export class IdentityProvidersService {
     if (!(await this.repository.deleteIdentityProvider(projectId))) {
       throw new IdentityProviderNotFoundError();
     }
+    this.authorizationServer.forgetVerified({ projectId });
     // Recorded right after the delete (no transaction to share).
     await this.audit.record({
       projectId,

@@ -11,6 +11,8 @@ export class OAuthRecordAdapter implements Adapter {
     private readonly repository: McpOAuthRepository,
     private readonly projectId: string,
     private readonly model: string,
+    /** Told when a record is destroyed or a grant revoked (verified access tokens are forgotten). */
+    private readonly onRevoke: (revoked: { id?: string; grantId?: string }) => void,
     /** Called once a record is stored (the audit log's record of a registered client). */
     private readonly afterUpsert?: (id: string, payload: AdapterPayload) => Promise<void>,
   ) {}
@@ -44,10 +46,12 @@ export class OAuthRecordAdapter implements Adapter {
   }
 
   destroy(id: string): Promise<void> {
+    this.onRevoke({ id });
     return this.repository.destroyRecord(this.projectId, this.model, id);
   }
 
   revokeByGrantId(grantId: string): Promise<void> {
+    this.onRevoke({ grantId });
     return this.repository.revokeByGrantId(this.projectId, grantId);
   }
 

@@ -98,6 +98,8 @@ declare module 'oidc-provider' {
 
   export interface AccessToken {
     jti: string;
+    /** Expiry, in seconds since the epoch. */
+    exp?: number;
     accountId: string;
     clientId: string;
     grantId: string;

@@ -94,6 +94,8 @@ export class McpTokensService {
     if (!(await this.repository.revokeToken(projectId, id))) {
       throw new McpTokenNotFoundError(id);
     }
+    // Its OAuth access tokens are refused at once on this instance (elsewhere within API_KEY_CACHE_TTL_MS).
+    this.authorizationServer.forgetVerified({ tokenId: id });
     // Recorded right after the update (a single statement, no transaction to share).
     await this.audit.record({ projectId, actor, action: 'mcp_token.revoked', resourceId: id });
   }

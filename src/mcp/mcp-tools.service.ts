@@ -22,6 +22,7 @@ import { FunctionsService } from '../functions/functions.service.js';
 import type { Actor } from '../audit/actor.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AccountLinking } from './account-linking.js';
+import { McpToolArgumentError } from './mcp.errors.js';
 import { isUnchangedToolName, toolName } from './tool-names.js';
 
 export type McpMode = 'unified' | 'direct';
@@ -125,6 +126,7 @@ const UNIFIED_TOOLS: Tool[] = [
     annotations: { openWorldHint: true },
   },
 ];
+const UNIFIED_TOOL_NAMES = new Set([SEARCH_TOOL, DEFINITION_TOOL, EXECUTE_TOOL]);
 
 /**
  * The tools Patchbay offers over MCP, on the same services as the REST API: search and definitions
@@ -174,21 +176,32 @@ export class McpToolsService {
       }
       return result;
     }
-    switch (name) {
-      case SEARCH_TOOL:
-        return this.search(ctx, args);
-      case DEFINITION_TOOL:
-        return this.definition(ctx, stringArgument(args, 'function_name'));
-      case EXECUTE_TOOL: {
-        const input = args.function_input ?? {};
-        if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'function_input must be an object');
-        }
-        return this.execute(ctx, stringArgument(args, 'function_name'), input as Record<string, unknown>);
-      }
-      default:
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!UNIFIED_TOOL_NAMES.has(name)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
+    try {
+      return await this.callUnified(ctx, name, args);
+    } catch (error) {
+      // Arguments that do not fit the tool's schema: a tool error the model can correct (SEP-1303).
+      if (error instanceof McpToolArgumentError) {
+        return errorResult(error.message);
+      }
+      throw error;
+    }
+  }
+
+  private callUnified(ctx: McpCallContext, name: string, args: Record<string, unknown>): Promise<McpToolResult> {
+    if (name === SEARCH_TOOL) {
+      return this.search(ctx, args);
+    }
+    if (name === DEFINITION_TOOL) {
+      return this.definition(ctx, stringArgument(args, 'function_name'));
+    }
+    const input = args.function_input ?? {};
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw new McpToolArgumentError('function_input must be an object');
+    }
+    return this.execute(ctx, stringArgument(args, 'function_name'), input as Record<string, unknown>);
   }
 
   private async search(ctx: McpCallContext, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -423,7 +436,7 @@ function directTool(fn: FunctionEntity): Tool {
 function stringArgument(args: Record<string, unknown>, name: string): string {
   const value = args[name];
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} is required and must be a non-empty string`);
+    throw new McpToolArgumentError(`${name} is required and must be a non-empty string`);
   }
   return value;
 }
@@ -434,7 +447,7 @@ function optionalStringArray(args: Record<string, unknown>, name: string): strin
     return null;
   }
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} must be an array of strings`);
+    throw new McpToolArgumentError(`${name} must be an array of strings`);
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../libs/common/src/index.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../libs/common/src/index.js';
 
 export class McpTokenNotFoundError extends NotFoundError {
   constructor(id: string) {
@@ -43,3 +43,9 @@ export class McpSessionNotFoundError extends NotFoundError {
     super('Session not found: it ended or was never opened with these credentials; initialize again');
   }
 }
+
+/**
+ * A tool's arguments do not fit its input schema. A tool execution error, not a protocol error (SEP-1303,
+ * protocol 2025-11-25 and later): the model reads the message and can call again with better arguments.
+ */
+export class McpToolArgumentError extends BadRequestError {}

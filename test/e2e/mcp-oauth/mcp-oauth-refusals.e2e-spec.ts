@@ -365,6 +365,31 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
     expect(expired.body.error).toBe('invalid_grant');
   });
 
+  it('an authorization request without scope is given the default, mcp (RFC 6749 §3.3), not access_denied', async () => {
+    const client = await register(a);
+    for (const scope of [undefined, '']) {
+      const { verifier, challenge } = pkce();
+      const { redirect, stoppedAt } = await playBrowser(
+        authorizationUrl(a, client.body.client_id, { code_challenge: challenge, scope }),
+        base,
+        a.idp,
+      );
+      const code = redirect?.searchParams.get('code');
+      expect(code, String(redirect ?? `${stoppedAt?.url.href} ${stoppedAt?.html}`)).toBeTruthy();
+      const issued = await token(a, {
+        grant_type: 'authorization_code',
+        code: code as string,
+        code_verifier: verifier,
+        client_id: client.body.client_id,
+        redirect_uri: REDIRECT,
+        resource: a.mcpUrl,
+      });
+      expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+      expect(issued.body.scope).toBe('mcp');
+      expect((await listTools(a.mcpUrl, issued.body.access_token)).status).toBe(200);
+    }
+  });
+
   it("a token is refused at another project's address and at /v1/mcp (401 invalid_token)", async () => {
     const { access_token } = await tokensFor(a);
     expect((await listTools(a.mcpUrl, access_token)).status).toBe(200);
@@ -392,6 +417,7 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
     const rotated = await token(a, { grant_type: 'refresh_token', refresh_token, client_id: clientId });
     expect(rotated.status).toBe(200);
     expect(rotated.body.refresh_token).not.toBe(refresh_token);
+    expect((await listTools(a.mcpUrl, rotated.body.access_token)).status).toBe(200);
     const reused = await token(a, { grant_type: 'refresh_token', refresh_token, client_id: clientId });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
@@ -431,6 +457,29 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
     const refreshed = await token(a, { grant_type: 'refresh_token', refresh_token, client_id: clientId });
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe('invalid_grant');
+  });
+
+  // A verified access token is kept in memory a few seconds (API_KEY_CACHE_TTL_MS): every revocation forgets it here.
+  it('an access token already used is refused at once once revoked at the revocation endpoint, or its sign-in removed', async () => {
+    const { clientId, access_token } = await tokensFor(a);
+    expect((await listTools(a.mcpUrl, access_token)).status).toBe(200);
+    const revoked = await fetch(`${a.mcpUrl}/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: access_token, client_id: clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await listTools(a.mcpUrl, access_token)).status).toBe(401);
+
+    const c = await newProject('Project C');
+    try {
+      const tokens = await tokensFor(c);
+      expect((await listTools(c.mcpUrl, tokens.access_token)).status).toBe(200);
+      expect((await app.delete('/v1/mcp/identity-provider', { apiKey: c.apiKey })).status).toBe(204);
+      expect((await listTools(c.mcpUrl, tokens.access_token)).status).toBe(401);
+    } finally {
+      await c.idp.close();
+    }
   });
 
   it("a sign-in at another project's identity provider is refused at this project's callback, and nothing is issued", async () => {

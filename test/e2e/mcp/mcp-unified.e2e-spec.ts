@@ -225,14 +225,30 @@ describe.each(REVISIONS)(
       });
     });
 
-    it('answers protocol misuse with JSON-RPC errors (unknown tool, malformed arguments)', async () => {
+    it('answers an unknown tool with a JSON-RPC error, and arguments that do not fit a tool with a tool error (SEP-1303)', async () => {
       const { client } = await connect(asOwner());
       await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602 });
-      await expect(
-        client.callTool({ name: 'execute_function', arguments: { function_input: {} } }),
-      ).rejects.toMatchObject({
-        code: -32602,
-      });
+      // The model reads a tool error and can call again with better arguments; nothing runs meanwhile.
+      const calls: [string, Record<string, unknown>, string][] = [
+        ['execute_function', { function_input: {} }, 'function_name is required and must be a non-empty string'],
+        [
+          'execute_function',
+          { function_name: scenario.fn.name, function_input: 'x' },
+          'function_input must be an object',
+        ],
+        [
+          'get_function_definition',
+          { function_name: '  ' },
+          'function_name is required and must be a non-empty string',
+        ],
+        ['search_functions', {}, 'intent is required and must be a non-empty string'],
+        ['search_functions', { intent: 'weather', app_names: 'WEATHER' }, 'app_names must be an array of strings'],
+      ];
+      for (const [name, args, message] of calls) {
+        const result = await client.callTool({ name, arguments: args });
+        expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: message }] });
+      }
+      expect(upstream.received).toHaveLength(0);
       await client.close();
     });
 
