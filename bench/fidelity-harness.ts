@@ -108,7 +108,7 @@ export async function runFidelity(
   upstream: RecordingUpstream,
   documents: PreparedDocument[],
   seed: number,
-  onProgress?: (done: number, total: number) => void,
+  onProgress?: (done: number, total: number, label: string) => void,
 ): Promise<FidelityReport> {
   const report: FidelityReport = {
     operations_sampled: documents.reduce((n, d) => n + d.operations.length, 0),
@@ -136,11 +136,11 @@ export async function runFidelity(
     try {
       for (const [j, operation] of document.operations.entries()) {
         done += 1;
-        onProgress?.(done, report.operations_sampled);
         for (const feature of operation.features) {
           report.features[feature] = (report.features[feature] ?? 0) + 1;
         }
         const label = `${operation.file} ${operation.method.toUpperCase()} ${operation.path}`;
+        onProgress?.(done, report.operations_sampled, label);
         if (linked.status >= 300) {
           count(report.not_imported, 'the document was refused, or none of its sampled operations imported', label);
           continue;

@@ -32,9 +32,10 @@
  * - a request body that is not required is removed from the operation when none was sent (the same
  *   operation is also served without it, under `/o<j>n`): the validator asks for a Content-Type all
  *   the same (the harness checks that a required one is sent);
- * - a `oneOf` of primitives of different types in a parameter's schema (`integer` or `string`) is read
- *   as `anyOf`: a parameter is text on the wire, where `191` is the integer and the string alike, so
- *   the validator finds every integer in both branches (see `primitiveOneOfAsAnyOf`);
+ * - a `oneOf` of primitives of types no value shares (`integer` or `string`) is read as `anyOf`: in
+ *   JSON the two accept the same values, and a parameter is text on the wire, where `191` is the
+ *   integer and the string alike, so the validator finds every integer in both branches (see
+ *   `primitiveOneOfAsAnyOf`);
  * - a parameter that is one value or a list of them (`oneOf: [integer, array of integer]`) is given as
  *   the list: every style writes a one-item list as its item, so the texts allowed are the same, and
  *   the validator splits a value only when its schema is an array (see `singleOrList`);
@@ -337,7 +338,7 @@ function forTheValidator(
           objectHeaders.push({
             name,
             style: 'json',
-            validate: jsonAjv.compile(inlined(apiSpec, media.schema ?? {}, 0, false) as Node),
+            validate: compiled(jsonAjv, media.schema ?? {}),
           });
           delete parameter.content;
           parameter.schema = { type: 'string' };
@@ -352,13 +353,11 @@ function forTheValidator(
         objectHeaders.push({
           name,
           style: parameter.explode === true ? 'simple-exploded' : 'simple',
-          validate: headerAjv.compile(inlined(apiSpec, parameter.schema, 0, false) as Node),
+          validate: compiled(headerAjv, parameter.schema),
         });
         parameter.schema = { type: 'string' };
       } else if (singleOrList(apiSpec, schema)) {
         parameter.schema = singleOrList(apiSpec, schema);
-      } else if (hasPrimitiveOneOf(apiSpec, parameter.schema, 0)) {
-        parameter.schema = primitiveOneOfAsAnyOf(inlined(apiSpec, parameter.schema, 0, true));
       }
       return [parameter];
     });
@@ -397,6 +396,7 @@ function forTheValidator(
   dropUntypedNullable(apiSpec);
   dropAnnotations(apiSpec, '');
   renameKeywordComponents(apiSpec);
+  primitiveOneOfAsAnyOf(apiSpec);
   return { apiSpec, routes, queryRenames };
 }
 
@@ -418,24 +418,33 @@ function inlinedPathReferences(doc: Node, item: unknown): Node {
   return isNode(copy) ? copy : {};
 }
 
-/**
- * A schema with its local references replaced by what they point at, down to a depth: deeper ones
- * stay references (`keepDeeper`, resolved by the validator against the document) or accept anything.
- */
-function inlined(doc: Node, value: unknown, depth: number, keepDeeper: boolean): unknown {
+/** Where the header checks find the document's components: references are resolved against it. */
+const DOCUMENT_ID = 'document';
+
+/** A schema's local references (`#/components/…`) pointed at the document added to the ajv (not followed). */
+function documentReferences(value: unknown): unknown {
   if (Array.isArray(value)) {
-    return value.map((entry) => inlined(doc, entry, depth, keepDeeper));
+    return value.map(documentReferences);
   }
   if (!isNode(value)) {
     return value;
   }
-  if (typeof value.$ref === 'string') {
-    if (depth >= 8) {
-      return keepDeeper ? value : {};
-    }
-    return inlined(doc, resolve(doc, value) ?? {}, depth + 1, keepDeeper);
+  if (typeof value.$ref === 'string' && value.$ref.startsWith('#/')) {
+    return { ...value, $ref: `${DOCUMENT_ID}${value.$ref}` };
   }
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, inlined(doc, child, depth, keepDeeper)]));
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, documentReferences(child)]));
+}
+
+/** A header's schema compiled; a schema ajv cannot compile gives that as the header's error. */
+function compiled(ajv: Ajv, schema: unknown): ValidateFunction {
+  try {
+    return ajv.compile(documentReferences(schema) as Node);
+  } catch (error) {
+    const message = `the oracle cannot compile the header's schema: ${(error as Error).message.slice(0, 80)}`;
+    const failed = (() => false) as unknown as ValidateFunction;
+    failed.errors = [{ instancePath: '', schemaPath: '', keyword: 'compile', params: {}, message }];
+    return failed;
+  }
 }
 
 /**
@@ -462,7 +471,10 @@ function singleOrList(doc: Node, schema: unknown): Node | undefined {
 
 const PRIMITIVE_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
-/** A `oneOf` of primitives of different types (`integer` or `string`), anywhere in a parameter's schema. */
+/**
+ * A `oneOf` of primitives of types no value shares (`integer` or `string`; not `integer` or `number`).
+ * In JSON such branches never overlap, so `oneOf` and `anyOf` accept the same values there.
+ */
 function isPrimitiveOneOf(doc: Node, schema: Node): boolean {
   if (!Array.isArray(schema.oneOf) || schema.oneOf.length < 2) {
     return false;
@@ -473,47 +485,32 @@ function isPrimitiveOneOf(doc: Node, schema: Node): boolean {
       ? resolved.type
       : undefined;
   });
-  return types.every((type) => type !== undefined) && new Set(types).size > 1;
-}
-
-function hasPrimitiveOneOf(doc: Node, value: unknown, depth: number): boolean {
-  const schema = resolve(doc, value);
-  if (depth > 8 || !isNode(schema)) {
-    return false;
-  }
-  if (isPrimitiveOneOf(doc, schema)) {
-    return true;
-  }
-  const children = [
-    schema.items,
-    ...(isNode(schema.properties) ? Object.values(schema.properties) : []),
-    schema.additionalProperties,
-    ...(['oneOf', 'anyOf', 'allOf'] as const).flatMap((key): unknown[] =>
-      Array.isArray(schema[key]) ? (schema[key] as unknown[]) : [],
-    ),
-  ];
-  return children.some((child) => hasPrimitiveOneOf(doc, child, depth + 1));
+  return (
+    types.every((type) => type !== undefined) &&
+    new Set(types).size === types.length &&
+    !(types.includes('integer') && types.includes('number'))
+  );
 }
 
 /**
- * A parameter's `oneOf` of primitives of different types read as `anyOf`: on the wire a parameter is
- * text, where `191` is the text of the integer 191 and of the string "191" alike, so no value of the
- * integer branch could be sent that the string branch does not also read; the choice the document
- * means is one of the types, which `anyOf` states.
+ * Every `oneOf` of primitives of types no value shares read as `anyOf`, in the whole document: in a
+ * JSON body both accept the same values; in a parameter, text on the wire, `191` is the text of the
+ * integer and of the string alike, so the validator (which coerces texts) finds it in both branches,
+ * though the document means one of the types.
  */
-function primitiveOneOfAsAnyOf(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    return value.map(primitiveOneOfAsAnyOf);
-  }
-  if (!isNode(value)) {
-    return value;
-  }
-  const copy = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, primitiveOneOfAsAnyOf(child)]));
-  if (isPrimitiveOneOf({}, copy)) {
-    copy.anyOf = copy.oneOf;
-    delete copy.oneOf;
-  }
-  return copy;
+function primitiveOneOfAsAnyOf(doc: Node): void {
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach(visit);
+    } else if (isNode(value)) {
+      if (isPrimitiveOneOf(doc, value)) {
+        value.anyOf = value.oneOf;
+        delete value.oneOf;
+      }
+      Object.values(value).forEach(visit);
+    }
+  };
+  visit(doc);
 }
 
 /**
@@ -526,6 +523,8 @@ function newHeaderAjv(document: Node, coerceTypes: boolean): Ajv {
   for (const format of Object.keys(unknownFormats(document))) {
     ajv.addFormat(format, true);
   }
+  // The components, as the document has them: header schemas' references are resolved here.
+  ajv.addSchema({ components: structuredClone(document.components ?? {}) }, DOCUMENT_ID);
   return ajv;
 }
 

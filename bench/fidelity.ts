@@ -184,8 +184,11 @@ async function main(): Promise<void> {
       upstream,
       prepared,
       SEED,
-      (done, total) => {
+      (done, total, label) => {
         maxRss = Math.max(maxRss, process.memoryUsage().rss);
+        if (process.env.FIDELITY_VERBOSE === '1') {
+          console.error(`${done} ${label}`);
+        }
         if (done % 250 === 0) {
           const { rss, heapUsed } = process.memoryUsage();
           console.error(`${done}/${total} operations (heap ${mb(heapUsed)} MB, resident ${mb(rss)} MB)`);
