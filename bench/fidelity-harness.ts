@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateSync } from 'json-schema-faker';
+import { Worker } from 'node:worker_threads';
 
 import { DocumentOracle } from './fidelity-oracle.js';
 import { isNode, resolve, type SampledOperation } from './fidelity-sample.js';
@@ -124,47 +124,47 @@ export async function runFidelity(
     features: {},
   };
   let done = 0;
-  for (const document of documents) {
-    const app = `FIDELITY_${document.k}`;
-    const configured = await api.post('/v1/app-configurations', { app_name: app, security_scheme: 'no_auth' });
-    const linked =
-      configured.status < 300
-        ? await api.post('/v1/linked-accounts/no-auth', { app_name: app, linked_account_owner_id: ownerId })
-        : configured;
-    // One judge per document, started when its first request is to be judged.
-    let oracle: Promise<DocumentOracle> | undefined;
-    try {
-      for (const [j, operation] of document.operations.entries()) {
-        done += 1;
-        for (const feature of operation.features) {
-          report.features[feature] = (report.features[feature] ?? 0) + 1;
-        }
-        const label = `${operation.file} ${operation.method.toUpperCase()} ${operation.path}`;
-        onProgress?.(done, report.operations_sampled, label);
-        if (linked.status >= 300) {
-          count(report.not_imported, 'the document was refused, or none of its sampled operations imported', label);
-          continue;
-        }
-        const name = `${app}__OP${j}`;
-        const definition = await api.get(`/v1/functions/${name}/definition?format=openai`);
-        if (definition.status !== 200) {
-          count(report.not_imported, 'the operation was skipped at import', label);
-          continue;
-        }
-        report.imported += 1;
-        const impossible = unsatisfiable(document.original, operation);
-        if (impossible) {
-          count(
-            report.ungeneratable,
-            `the document admits no valid request: ${impossible.reason}`,
-            `${label}: ${impossible.where}`,
-          );
-          continue;
-        }
-        const schema = (definition.body as { function: { parameters: Node } }).function.parameters;
-        let input: unknown;
-        try {
-          input = generateSync(schema, {
+  const generator = new InputGenerator();
+  try {
+    for (const document of documents) {
+      const app = `FIDELITY_${document.k}`;
+      const configured = await api.post('/v1/app-configurations', { app_name: app, security_scheme: 'no_auth' });
+      const linked =
+        configured.status < 300
+          ? await api.post('/v1/linked-accounts/no-auth', { app_name: app, linked_account_owner_id: ownerId })
+          : configured;
+      // One judge per document, started when its first request is to be judged.
+      let oracle: Promise<DocumentOracle> | undefined;
+      try {
+        for (const [j, operation] of document.operations.entries()) {
+          done += 1;
+          for (const feature of operation.features) {
+            report.features[feature] = (report.features[feature] ?? 0) + 1;
+          }
+          const label = `${operation.file} ${operation.method.toUpperCase()} ${operation.path}`;
+          onProgress?.(done, report.operations_sampled, label);
+          if (linked.status >= 300) {
+            count(report.not_imported, 'the document was refused, or none of its sampled operations imported', label);
+            continue;
+          }
+          const name = `${app}__OP${j}`;
+          const definition = await api.get(`/v1/functions/${name}/definition?format=openai`);
+          if (definition.status !== 200) {
+            count(report.not_imported, 'the operation was skipped at import', label);
+            continue;
+          }
+          report.imported += 1;
+          const impossible = unsatisfiable(document.original, operation);
+          if (impossible) {
+            count(
+              report.ungeneratable,
+              `the document admits no valid request: ${impossible.reason}`,
+              `${label}: ${impossible.where}`,
+            );
+            continue;
+          }
+          const schema = (definition.body as { function: { parameters: Node } }).function.parameters;
+          const generated = await generator.generate(schema, {
             seed: seed + j,
             alwaysFakeOptionals: true,
             maxItems: 3,
@@ -173,60 +173,64 @@ export async function runFidelity(
             maxDepth: 4,
             useDefaultValue: true,
           });
-        } catch (error) {
-          count(report.ungeneratable, `the generator failed: ${(error as Error).message.slice(0, 80)}`, label);
-          continue;
-        }
-        const before = upstream.received.length;
-        const result = await api.post(`/v1/functions/${name}/execute`, {
-          function_input: input,
-          linked_account_owner_id: ownerId,
-        });
-        if (result.status !== 200) {
-          // Patchbay refused the generated input: the generator made a value the definition does not accept.
-          const text = JSON.stringify(result.body);
-          const reason = /must match exactly one schema in oneOf/.test(text)
-            ? 'generated input matches several oneOf branches'
-            : /format/.test(text)
-              ? 'generated input breaks a format'
-              : /pattern/.test(text)
-                ? 'generated input breaks a pattern'
-                : `Patchbay answered ${result.status}`;
-          count(report.ungeneratable, reason, `${label}: ${text.slice(0, 200)}`);
-          continue;
-        }
-        report.inputs_generated += 1;
-        const received = upstream.received[before];
-        if (!received) {
-          count(
-            report.invalid_by_reason,
-            `no request reached the upstream: ${JSON.stringify(result.body).slice(0, 100)}`,
-            label,
-          );
+          if ('failed' in generated) {
+            count(report.ungeneratable, generated.failed, label);
+            continue;
+          }
+          const input = generated.input;
+          const before = upstream.received.length;
+          const result = await api.post(`/v1/functions/${name}/execute`, {
+            function_input: input,
+            linked_account_owner_id: ownerId,
+          });
+          if (result.status !== 200) {
+            // Patchbay refused the generated input: the generator made a value the definition does not accept.
+            const text = JSON.stringify(result.body);
+            const reason = /must match exactly one schema in oneOf/.test(text)
+              ? 'generated input matches several oneOf branches'
+              : /format/.test(text)
+                ? 'generated input breaks a format'
+                : /pattern/.test(text)
+                  ? 'generated input breaks a pattern'
+                  : `Patchbay answered ${result.status}`;
+            count(report.ungeneratable, reason, `${label}: ${text.slice(0, 200)}`);
+            continue;
+          }
+          report.inputs_generated += 1;
+          const received = upstream.received[before];
+          if (!received) {
+            count(
+              report.invalid_by_reason,
+              `no request reached the upstream: ${JSON.stringify(result.body).slice(0, 100)}`,
+              label,
+            );
+            report.executed += 1;
+            report.requests_invalid += 1;
+            continue;
+          }
           report.executed += 1;
-          report.requests_invalid += 1;
-          continue;
+          oracle ??= DocumentOracle.start(document.original, document.k, document.operations);
+          const problems = await validate(oracle, j, document.original, operation, received);
+          if (problems.length === 0) {
+            report.requests_valid += 1;
+          } else {
+            report.requests_invalid += 1;
+            count(
+              report.invalid_by_reason,
+              problems[0].reason,
+              `${label}: ${problems[0].detail} — ${received.method} ${received.url}${bodyNote(received)}`,
+            );
+          }
         }
-        report.executed += 1;
-        oracle ??= DocumentOracle.start(document.original, document.k, document.operations);
-        const problems = await validate(oracle, j, document.original, operation, received);
-        if (problems.length === 0) {
-          report.requests_valid += 1;
-        } else {
-          report.requests_invalid += 1;
-          count(
-            report.invalid_by_reason,
-            problems[0].reason,
-            `${label}: ${problems[0].detail} — ${received.method} ${received.url}${bodyNote(received)}`,
-          );
-        }
+      } finally {
+        await oracle?.then(
+          (judge) => judge.close(),
+          () => undefined,
+        );
       }
-    } finally {
-      await oracle?.then(
-        (judge) => judge.close(),
-        () => undefined,
-      );
     }
+  } finally {
+    await generator.close();
   }
   report.valid_percent =
     report.executed === 0 ? 0 : Math.round((report.requests_valid / report.executed) * 10000) / 100;
@@ -370,6 +374,78 @@ function overlappingOpenOneOf(doc: Node, schema: Node): boolean {
   };
   return objects.every((full, i) => objects.some((other, k) => k !== i && satisfies(full, other)));
 }
+
+/**
+ * json-schema-faker on a worker thread, bounded in time and memory: with every optional property
+ * filled, a wide definition nesting four levels deep (AWS Redshift's scheduled actions) makes
+ * millions of values and ran the bench out of memory. A generation that takes over
+ * GENERATION_SECONDS or GENERATION_MB ends its worker and is counted as not generated.
+ */
+class InputGenerator {
+  private worker?: Worker;
+
+  async generate(schema: Node, options: Node): Promise<{ input: unknown } | { failed: string }> {
+    const worker = (this.worker ??= new Worker(GENERATOR_SOURCE, {
+      eval: true,
+      // Not the runner's flags (vitest's --require hooks do not load in a worker).
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: GENERATION_MB },
+    }));
+    return new Promise((settle) => {
+      // Only this call's listeners are removed: the worker's own (which start its port) stay.
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      };
+      const stop = (failed: string) => {
+        done();
+        this.worker = undefined;
+        void worker.terminate();
+        settle({ failed });
+      };
+      const onMessage = (answer: { input?: unknown; error?: string }) => {
+        done();
+        settle(
+          answer.error === undefined ? { input: answer.input } : { failed: `the generator failed: ${answer.error}` },
+        );
+      };
+      const onError = (error: Error) =>
+        stop(
+          /memory/i.test(error.message)
+            ? `the generator needed over ${GENERATION_MB} MB (the definition nests too widely)`
+            : `the generator failed: ${error.message.slice(0, 80)}`,
+        );
+      const timer = setTimeout(
+        () => stop(`the generator did not finish within ${GENERATION_SECONDS} s (the definition nests too widely)`),
+        GENERATION_SECONDS * 1000,
+      );
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.postMessage({ schema, options });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+  }
+}
+
+const GENERATION_SECONDS = 30;
+const GENERATION_MB = 1024;
+
+const GENERATOR_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const faker = import('json-schema-faker');
+parentPort.on('message', async ({ schema, options }) => {
+  try {
+    const { generateSync } = await faker;
+    parentPort.postMessage({ input: generateSync(schema, options) });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message).slice(0, 80) });
+  }
+});
+`;
 
 /** Why the received request does not satisfy the operation, as reason (for grouping) and detail. */
 async function validate(
