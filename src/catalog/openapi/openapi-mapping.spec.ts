@@ -262,6 +262,45 @@ describe('server URL when the first servers entry is not absolute', () => {
   });
 });
 
+describe('per-path and per-operation servers', () => {
+  const ok = { 200: { description: 'ok' } };
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 'Regions', version: '1' },
+    servers: [{ url: 'https://api.example.com/v1' }],
+    paths: {
+      '/plain': { get: { operationId: 'plain', responses: ok } },
+      '/regional': {
+        servers: [{ url: 'https://{region}.example.com/api', variables: { region: { default: 'eu' } } }],
+        get: { operationId: 'regional', responses: ok },
+        put: { operationId: 'regionalOwn', servers: [{ url: 'https://uploads.example.com' }], responses: ok },
+      },
+      '/relative': { get: { operationId: 'relative', servers: [{ url: '/v2' }], responses: ok } },
+      '/unresolved': {
+        get: { operationId: 'unresolved', servers: [{ url: 'https://{tenant}.example.com' }], responses: ok },
+      },
+    },
+  };
+  const serverOf = (mapping: OpenApiMapping, suffix: string) => byName(mapping, suffix).protocol_data.server_url;
+
+  it("an operation's servers override its path's, which override the document's; variables take their defaults", () => {
+    const mapping = mapOpenApiDocument(doc);
+    expect(serverOf(mapping, 'PLAIN')).toBe('https://api.example.com/v1');
+    expect(serverOf(mapping, 'REGIONAL')).toBe('https://eu.example.com/api');
+    expect(serverOf(mapping, 'REGIONAL_OWN')).toBe('https://uploads.example.com');
+    // A relative one is resolved against the document's server; one with a variable without a default is not used.
+    expect(serverOf(mapping, 'RELATIVE')).toBe('https://api.example.com/v2');
+    expect(serverOf(mapping, 'UNRESOLVED')).toBe('https://api.example.com/v1');
+  });
+
+  it('--server replaces every server the document declares', () => {
+    const mapping = mapOpenApiDocument(doc, { server: 'http://127.0.0.1:1/x' });
+    for (const suffix of ['PLAIN', 'REGIONAL', 'REGIONAL_OWN', 'RELATIVE']) {
+      expect(serverOf(mapping, suffix)).toBe('http://127.0.0.1:1/x');
+    }
+  });
+});
+
 describe('an operation without parameters', () => {
   it('gets an empty object schema, which the providers accept (they refuse `{}`)', () => {
     const mapping = mapOpenApiDocument({

@@ -4,7 +4,7 @@ import { appNameFrom, functionNames, normaliseName, operationKey } from './opena
 import { buildFunction, type Operation } from './openapi-operation.js';
 import { cleanText, isNode } from './openapi-schema.js';
 import { mapSecurity } from './openapi-security.js';
-import { documentServer, isAbsolute } from './openapi-servers.js';
+import { documentServer, isAbsolute, operationServer } from './openapi-servers.js';
 
 type Node = Record<string, unknown>;
 
@@ -96,7 +96,10 @@ export function mapOpenApiDocument(
   operations.forEach((operation, i) => {
     const label = operationKey(operation);
     const leftOut: string[] = [];
-    const built = buildFunction(operation, names[i], serverUrl.replace(/\/+$/, ''), leftOut);
+    // A server given with --server replaces every server the document declares; else an operation's own
+    // (or its path's) servers override the document's.
+    const own = options.server === undefined ? operationServer(operation.pathItem, operation.op, serverUrl) : undefined;
+    const built = buildFunction(operation, names[i], (own ?? serverUrl).replace(/\/+$/, ''), leftOut);
     if (typeof built === 'string') {
       skipped.push({ operation: label, reason: built });
     } else if (options.maxFunctions !== undefined && functions.length >= options.maxFunctions) {

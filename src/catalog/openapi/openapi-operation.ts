@@ -67,6 +67,9 @@ export function buildFunction(
         reduced.push(`parameter "${paramName}" in ${section} left out: it has no schema`);
         continue;
       }
+      if (section === 'query' && parameter.allowEmptyValue !== true) {
+        refuseEmptyText(schema);
+      }
       groupProperties[paramName] = schema;
       const rule = parameterRule(section, parameter);
       if (rule) {
@@ -129,6 +132,30 @@ export function buildFunction(
     // No parameters: still an object schema (OpenAI and Anthropic refuse `{}`), as ACI-format apps write it.
     parameters: top,
   };
+}
+
+/**
+ * A query parameter without `allowEmptyValue: true` may not be sent empty (OpenAPI 3.0.3 and 3.1,
+ * Parameter Object: its default is false), and a required one may not be left out: a text value must
+ * then have at least one character. A default or enum value of `""` (which some documents declare
+ * all the same) is dropped, so that it is never offered as the value to send.
+ */
+function refuseEmptyText(schema: Node): void {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const values = Array.isArray(schema.enum) ? schema.enum.filter((value) => value !== '') : undefined;
+  // An enum of only `""` says the value is empty: the document contradicts itself, and is left as it is.
+  if (!types.includes('string') || values?.length === 0) {
+    return;
+  }
+  if (schema.default === '') {
+    delete schema.default;
+  }
+  if (values) {
+    // The enum's other values are the choice: none of them is empty.
+    schema.enum = values;
+  } else if (!('const' in schema) && !(typeof schema.minLength === 'number' && schema.minLength >= 1)) {
+    schema.minLength = 1;
+  }
 }
 
 /** A parameter's style, explode, allowReserved and content media type, when they differ from the defaults. */

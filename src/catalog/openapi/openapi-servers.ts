@@ -32,6 +32,36 @@ export function documentServer(doc: Node): { url?: string; note?: string } {
   return { url: first };
 }
 
+/**
+ * The server of one operation: its own `servers`, else its path's, override the document's (OpenAPI
+ * 3.x, Operation and Path Item objects); the first entry, variables at their defaults, a relative one
+ * resolved against the document's server. Undefined when neither declares servers, or when the entry
+ * cannot be made an absolute URL (a variable without a default): the document's server is used.
+ */
+export function operationServer(pathItem: Node, op: Node, documentUrl: string): string | undefined {
+  for (const owner of [op, pathItem]) {
+    const servers = Array.isArray(owner.servers) ? owner.servers.filter(isNode) : [];
+    const first = servers.find((server) => typeof server.url === 'string');
+    if (first === undefined) {
+      continue;
+    }
+    const url = serverWithDefaults(first);
+    if (/[{}]/.test(url)) {
+      return undefined;
+    }
+    if (isAbsolute(url)) {
+      return url;
+    }
+    try {
+      const resolved = new URL(url, `${documentUrl.replace(/\/+$/, '')}/`).href;
+      return isAbsolute(resolved) ? resolved : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 function serverWithDefaults(server: Node): string {
   const variables = isNode(server.variables) ? server.variables : {};
   return (server.url as string).replace(/\{([^}]+)\}/g, (whole, variable: string) => {

@@ -68,7 +68,7 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
         /^optional request body left out: request body only as text\/xml described by fields/,
       ),
     });
-    expect(document.functions).toBe(24);
+    expect(document.functions).toBe(25);
   });
 
   it.each([
@@ -231,6 +231,25 @@ describe('imported operations go out exactly as their OpenAPI document says', { 
     expect(received.url).toBe('/v2/optional?q=x');
     expect(received.headers['content-type']).toBeUndefined();
     expect(received.headers['content-length']).toBeUndefined();
+  });
+
+  it('a query value is never sent empty unless the parameter allows empty values; a default of "" is not offered', async () => {
+    const definition = await app.get('/v1/functions/WIRE__EMPTY_VALUES/definition?format=openai');
+    const query = (
+      definition.body as {
+        function: { parameters: { properties: { query: { properties: Record<string, Record<string, unknown>> } } } };
+      }
+    ).function.parameters.properties.query.properties;
+    expect(query.state).not.toHaveProperty('default');
+    const before = upstream.received.length;
+    const empty = await execute('empty_values', { query: { state: '' } });
+    expect(empty.status).toBe(400);
+    expect(JSON.stringify(empty.body)).toContain('function_input.query.state');
+    expect(upstream.received.length).toBe(before);
+    // `allowEmptyValue: true` lets `flag=` go out as it is.
+    expect((await sent('empty_values', { query: { state: 'open', flag: '' } })).url).toBe(
+      '/v2/empty-values?state=open&flag=',
+    );
   });
 
   it('the fragment APIs.guru adds to a path is not sent; Accept, Content-Type and Authorization parameters are ignored', async () => {
