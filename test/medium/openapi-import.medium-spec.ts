@@ -40,7 +40,9 @@ function generatedDocument(title: string, operations: number, properties: number
   return { openapi: '3.0.3', info: { title, version: '1' }, servers: [{ url: 'https://things.example.com' }], paths };
 }
 
-describe('import-openapi writes', () => {
+// Each test imports thousands of functions (10–18 s on the 2-core machine under the load of a CI run, up to 30 s
+// and more beside other work): what they check is what is written, so they get time enough not to fail on load.
+describe('import-openapi writes', { timeout: 120_000 }, () => {
   let app: TestApp;
   let importer: OpenApiImportService;
   let work: string;
