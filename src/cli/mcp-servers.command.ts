@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { type McpServerAuth, McpServersService, type McpSyncReport } from '../mcp-servers/mcp-servers.service.js';
+import type { McpServerAuth } from '../mcp-servers/mcp-server-app.js';
+import { McpServersService, type McpSyncReport } from '../mcp-servers/mcp-servers.service.js';
 import { CommandError, out, outResult, withContext } from './command.js';
 
 interface AddMcpOptions {

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { PublicRoute } from '../projects/api-key.guard.js';
-import { McpServersService } from './mcp-servers.service.js';
+import { McpServerOAuth } from './mcp-server-oauth.js';
 
 /** Patchbay as an OAuth 2.0 client of remote MCP servers' authorization servers, described by itself. */
 export class ClientIdMetadataDocument {
@@ -31,7 +31,7 @@ export class ClientIdMetadataDocument {
 @PublicRoute()
 @Controller('v1/mcp-servers')
 export class McpServersController {
-  constructor(private readonly servers: McpServersService) {}
+  constructor(private readonly oauth: McpServerOAuth) {}
 
   @Get('oauth-client')
   @Header('Cache-Control', 'public, max-age=3600')
@@ -43,6 +43,6 @@ export class McpServersController {
   })
   @ApiOkResponse({ type: ClientIdMetadataDocument })
   getOAuthClientDocument(): ClientIdMetadataDocument {
-    return this.servers.clientMetadataDocument();
+    return this.oauth.clientMetadataDocument();
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { McpUpstreamModule } from '../execution/mcp-upstream.module.js';
+import { McpServerOAuth } from './mcp-server-oauth.js';
 import { McpServersController } from './mcp-servers.controller.js';
 import { McpServersRepository } from './mcp-servers.repository.js';
 import { McpServersService } from './mcp-servers.service.js';
@@ -11,7 +12,7 @@ import { McpServersSync } from './mcp-servers.sync.js';
 @Module({
   imports: [CatalogModule, McpUpstreamModule, AuditModule],
   controllers: [McpServersController],
-  providers: [McpServersRepository, McpServersService, McpServersSync],
+  providers: [McpServersRepository, McpServerOAuth, McpServersService, McpServersSync],
   exports: [McpServersService],
 })
 export class McpServersModule {}

@@ -1,41 +1,31 @@
 import { lookup } from 'node:dns/promises';
 import { Injectable } from '@nestjs/common';
 import { isPublicAddress } from '../../libs/common/src/index.js';
-import type { AppEntity } from '../apps/app.entity.js';
-import type { SecurityScheme } from '../apps/security-scheme.js';
 import { type Actor, CLI_ACTOR, SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { type AppFile, contentHash, type FunctionRecord, functionRecord } from '../catalog/catalog-files.js';
 import { CatalogService, type ChangeSummary } from '../catalog/catalog.service.js';
 import { appNameFrom } from '../catalog/openapi/openapi-names.js';
-import { cleanText } from '../catalog/openapi/openapi-schema.js';
 import { AppConfig } from '../config/app-config.js';
-import {
-  type AuthorizationServerMetadata,
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  type OAuthClientInformationFull,
-  type OAuthProtectedResourceMetadata,
-  registerClient,
-} from '@modelcontextprotocol/client';
 import {
   type McpEndpoint,
   type McpServerDescription,
   McpUpstream,
   McpUpstreamFailure,
 } from '../execution/mcp-upstream.js';
-import { CALLBACK_PATH } from '../oauth2/oauth2.service.js';
+import {
+  appFile,
+  authOf,
+  endpointFor,
+  hasCredentials,
+  type McpServerAuth,
+  storedAppFile,
+  unnamedServer,
+} from './mcp-server-app.js';
+import { McpServerOAuth, NoProtectedResourceMetadata } from './mcp-server-oauth.js';
 import { McpServerNotFoundError, McpServerRefusedError } from './mcp-servers.errors.js';
 import { McpServersRepository } from './mcp-servers.repository.js';
 import { mapTools, type SkippedTool, stripControl, ToolNamer } from './mcp-tool-records.js';
-
-/** How an app's end users sign in to the server: what `--auth` names. */
-export type McpServerAuth =
-  | { scheme: 'no_auth' }
-  | { scheme: 'http_bearer' }
-  | { scheme: 'api_key'; header: string }
-  /** The MCP authorization specification: discovery, then a client registered by DCR or given. */
-  | { scheme: 'oauth2'; clientId?: string; clientSecret?: string };
 
 export interface AddMcpServerOptions {
   appName?: string;
@@ -59,14 +49,10 @@ export interface McpSyncReport {
   skipped: SkippedTool[];
 }
 
-/** Where Patchbay serves its Client ID Metadata Document (McpServersController), under PUBLIC_BASE_URL. */
-export const CLIENT_ID_DOCUMENT_PATH = '/v1/mcp-servers/oauth-client';
-
 /** Tool records kept at most for one sync (as JSON text): beyond it the remaining tools are skipped. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 /** Tools read at most from one server. */
 export const MAX_TOOLS = 10_000;
-const MAX_SERVER_DESCRIPTION_CHARS = 600;
 
 /**
  * Remote MCP servers as apps (`patchbay catalog add-mcp`, `catalog sync`): the server's tools,
@@ -82,6 +68,7 @@ export class McpServersService {
     private readonly servers: McpServersRepository,
     private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly oauth: McpServerOAuth,
   ) {}
 
   async add(url: string, options: AddMcpServerOptions = {}): Promise<McpSyncReport> {
@@ -106,7 +93,7 @@ export class McpServersService {
     let schemes: Record<string, Record<string, unknown>> | undefined;
     if (auth.scheme === 'oauth2') {
       try {
-        schemes = { oauth2: await this.oauth2Scheme(serverUrl, auth) };
+        schemes = { oauth2: await this.oauth.scheme(serverUrl, auth) };
       } catch (error) {
         // Detected, not asked for: a server without OAuth metadata wants another kind of credential.
         throw error instanceof NoProtectedResourceMetadata && options.auth === undefined
@@ -119,148 +106,6 @@ export class McpServersService {
       actor: options.actor ?? CLI_ACTOR,
       action: 'mcp_server.added',
     });
-  }
-
-  /**
-   * The app's OAuth 2.0 settings, found as the MCP authorization specification says: the server's
-   * protected resource metadata (RFC 9728) names its authorization server, whose metadata (RFC 8414)
-   * gives the endpoints; Patchbay registers itself there (RFC 7591) unless a client is given. Tokens are
-   * asked for the server as the resource (RFC 8707), with PKCE, through Patchbay's usual linking paths.
-   */
-  private async oauth2Scheme(
-    serverUrl: string,
-    auth: Extract<McpServerAuth, { scheme: 'oauth2' }>,
-  ): Promise<Record<string, unknown>> {
-    const fetchFn = this.upstream.fetch;
-    const where = new URL(serverUrl).origin;
-    let resource: OAuthProtectedResourceMetadata;
-    try {
-      resource = await discoverOAuthProtectedResourceMetadata(serverUrl, {}, fetchFn);
-    } catch (error) {
-      throw new NoProtectedResourceMetadata(
-        `${where} publishes no OAuth protected resource metadata (RFC 9728): ${message(error)}`,
-      );
-    }
-    const issuer = resource.authorization_servers?.[0];
-    if (!issuer) {
-      throw new McpServerRefusedError(`${where}'s protected resource metadata names no authorization server`);
-    }
-    let metadata: AuthorizationServerMetadata | undefined;
-    try {
-      metadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn });
-    } catch (error) {
-      throw new McpServerRefusedError(`${issuer}: ${message(error)}`);
-    }
-    if (!metadata) {
-      throw new McpServerRefusedError(`${issuer} publishes no authorization server metadata (RFC 8414)`);
-    }
-    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
-      throw new McpServerRefusedError(`${issuer} does not offer PKCE with S256, which the MCP specification requires`);
-    }
-    const scopes = [...(resource.scopes_supported ?? [])];
-    if ((metadata.scopes_supported ?? []).includes('offline_access') && !scopes.includes('offline_access')) {
-      scopes.push('offline_access');
-    }
-    const scope = scopes.join(' ');
-    // As the MCP authorization specification orders them: a client given, else Patchbay's Client ID
-    // Metadata Document when the authorization server takes one, else dynamic registration.
-    const client = auth.clientId
-      ? { id: auth.clientId, secret: auth.clientSecret ?? '', method: 'client_secret_basic' as const }
-      : this.takesClientIdDocument(metadata)
-        ? { id: this.clientIdDocumentUrl, secret: '', method: 'none' as const }
-        : await this.register(issuer, metadata, scope, fetchFn);
-    const method = client.secret ? client.method : 'none';
-    return {
-      location: 'header',
-      name: 'Authorization',
-      prefix: 'Bearer',
-      client_id: client.id,
-      client_secret: client.secret,
-      scope,
-      authorize_url: metadata.authorization_endpoint,
-      access_token_url: metadata.token_endpoint,
-      refresh_token_url: metadata.token_endpoint,
-      token_endpoint_auth_method: method,
-      resource: resource.resource || serverUrl,
-    };
-  }
-
-  /** Where Patchbay's Client ID Metadata Document is served: the client_id it stands for. */
-  get clientIdDocumentUrl(): string {
-    return `${this.config.publicBaseUrl}${CLIENT_ID_DOCUMENT_PATH}`;
-  }
-
-  /**
-   * Patchbay as an OAuth 2.0 client, described at its own URL (the OAuth Client ID Metadata Document):
-   * a public client (PKCE, no secret) whose redirect URI is Patchbay's OAuth 2.0 callback.
-   */
-  clientMetadataDocument(): {
-    client_id: string;
-    client_name: string;
-    client_uri: string;
-    redirect_uris: string[];
-    grant_types: string[];
-    response_types: string[];
-    token_endpoint_auth_method: string;
-  } {
-    return {
-      client_id: this.clientIdDocumentUrl,
-      client_name: 'Patchbay',
-      client_uri: this.config.publicBaseUrl,
-      redirect_uris: [`${this.config.publicBaseUrl}${CALLBACK_PATH}`],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-
-  /**
-   * The authorization server fetches client metadata from a client_id URL, and Patchbay's document can be
-   * fetched: at an https URL (an http one only where private networks are allowed, as in tests).
-   */
-  private takesClientIdDocument(metadata: AuthorizationServerMetadata): boolean {
-    if (metadata.client_id_metadata_document_supported !== true) {
-      return false;
-    }
-    return new URL(this.clientIdDocumentUrl).protocol === 'https:' || this.config.MCP_SERVERS_ALLOW_PRIVATE_NETWORKS;
-  }
-
-  /** Dynamic client registration (RFC 7591), as a confidential client when the server allows it. */
-  private async register(
-    issuer: string,
-    metadata: AuthorizationServerMetadata,
-    scope: string,
-    fetchFn: typeof this.upstream.fetch,
-  ): Promise<{ id: string; secret: string; method: 'client_secret_basic' | 'client_secret_post' | 'none' }> {
-    if (!metadata.registration_endpoint) {
-      throw new McpServerRefusedError(
-        `${issuer} offers no dynamic client registration: give the client Patchbay is registered as with --client-id and --client-secret`,
-      );
-    }
-    const offered = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const method = offered.includes('client_secret_basic')
-      ? 'client_secret_basic'
-      : offered.includes('client_secret_post')
-        ? 'client_secret_post'
-        : 'none';
-    let registered: OAuthClientInformationFull;
-    try {
-      registered = await registerClient(issuer, {
-        metadata,
-        clientMetadata: {
-          client_name: 'Patchbay',
-          redirect_uris: [`${this.config.publicBaseUrl}${CALLBACK_PATH}`],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          token_endpoint_auth_method: method,
-          ...(scope ? { scope } : {}),
-        },
-        fetchFn,
-      });
-    } catch (error) {
-      throw new McpServerRefusedError(`${issuer} refused to register Patchbay: ${message(error)}`);
-    }
-    return { id: registered.client_id, secret: registered.client_secret ?? '', method };
   }
 
   /**
@@ -465,32 +310,6 @@ function emptySummary(): ChangeSummary {
   return { added: [], updated: [], unchanged: 0 };
 }
 
-/** The headers that carry a listing-time credential for the given scheme. */
-function endpointFor(url: string, auth: McpServerAuth, token: string | undefined): McpEndpoint {
-  if (!token) {
-    return { url, headers: {} };
-  }
-  switch (auth.scheme) {
-    case 'no_auth':
-      return { url, headers: {} };
-    case 'http_bearer':
-    case 'oauth2':
-      return { url, headers: { Authorization: `Bearer ${token}` } };
-    case 'api_key':
-      return { url, headers: { [auth.header]: token } };
-  }
-}
-
-function hasCredentials(endpoint: McpEndpoint): boolean {
-  return Object.keys(endpoint.headers).length > 0;
-}
-
-function message(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).slice(0, 200);
-}
-
-class NoProtectedResourceMetadata extends McpServerRefusedError {}
-
 /** The server wants credentials to list its tools and none were given. */
 class McpCredentialsRequired extends Error {
   constructor(readonly origin: string) {
@@ -502,87 +321,4 @@ class McpCredentialsRequired extends Error {
       `${this.origin} requires credentials to list its tools: give --auth oauth2, or --auth bearer (or --auth api-key:HEADER) and --token`,
     );
   }
-}
-
-/** A server known only by its address, until a sync with a token reads its description. */
-function unnamedServer(serverUrl: string): McpServerDescription {
-  return {
-    serverInfo: { name: new URL(serverUrl).hostname, version: '' },
-    protocolVersion: undefined,
-    instructions: undefined,
-  };
-}
-
-function authOf(securitySchemes: object): McpServerAuth {
-  const schemes = securitySchemes as Partial<Record<SecurityScheme, Record<string, unknown>>>;
-  if (schemes.api_key && typeof schemes.api_key.name === 'string') {
-    return { scheme: 'api_key', header: schemes.api_key.name };
-  }
-  if (schemes.http_bearer) {
-    return { scheme: 'http_bearer' };
-  }
-  if (schemes.oauth2) {
-    return { scheme: 'oauth2' };
-  }
-  return { scheme: 'no_auth' };
-}
-
-/** The stored app as the writer takes it; written only if its hash differs from the stored one, which it never does. */
-function storedAppFile(app: AppEntity): AppFile {
-  return {
-    name: app.name,
-    display_name: app.display_name,
-    provider: app.provider,
-    version: app.version,
-    description: app.description,
-    logo: app.logo || null,
-    categories: app.categories,
-    visibility: app.visibility,
-    active: app.active,
-    security_schemes: app.security_schemes as Record<string, Record<string, unknown>>,
-    default_security_credentials_by_scheme: {},
-  };
-}
-
-function appFile(
-  name: string,
-  serverUrl: string,
-  description: McpServerDescription,
-  auth: McpServerAuth,
-  options: AddMcpServerOptions,
-  given?: Record<string, Record<string, unknown>>,
-): AppFile {
-  const info = description.serverInfo;
-  const displayName = options.displayName ?? stripControl(info.title ?? info.name ?? name) ?? name;
-  const text =
-    stripControl(cleanText(description.instructions ?? info.description ?? '', MAX_SERVER_DESCRIPTION_CHARS)) ||
-    `Tools of the MCP server ${displayName} (${new URL(serverUrl).host})`;
-  const schemes: Record<string, Record<string, unknown>> = {};
-  switch (auth.scheme) {
-    case 'no_auth':
-      schemes.no_auth = {};
-      break;
-    case 'http_bearer':
-      schemes.http_bearer = {};
-      break;
-    case 'api_key':
-      schemes.api_key = { location: 'header', name: auth.header };
-      break;
-    case 'oauth2':
-      Object.assign(schemes, given);
-      break;
-  }
-  return {
-    name,
-    display_name: displayName || name,
-    provider: stripControl(info.name ?? new URL(serverUrl).host),
-    version: stripControl(info.version ?? '') || '1',
-    description: text,
-    logo: null,
-    categories: options.categories ?? [],
-    visibility: 'public',
-    active: true,
-    security_schemes: schemes,
-    default_security_credentials_by_scheme: {},
-  };
 }

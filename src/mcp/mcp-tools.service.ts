@@ -13,120 +13,27 @@ import { AppConfig } from '../config/app-config.js';
 import { ExecutionCache } from '../execution/execution-cache.js';
 import { LinkedAccountOfOwnerNotFoundError, LinkedAccountSchemeMismatchError } from '../execution/execution.errors.js';
 import { ExecutionService } from '../execution/execution.service.js';
-import type { FunctionEntity, McpProtocolData } from '../functions/function.entity.js';
 import { functionDefinition } from '../functions/function-definition.js';
 import type { AnthropicFunctionDefinition, FunctionBasic } from '../functions/functions.dto.js';
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
 import { FunctionsService } from '../functions/functions.service.js';
-import type { Actor } from '../audit/actor.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AccountLinking } from './account-linking.js';
+import { DIRECT_PAGE_SIZE, decodeCursor, directTool, encodeCursor } from './direct-tools.js';
+import { intersect, LINK_INPUT_KEY, type McpCallContext } from './mcp-call-context.js';
 import { McpToolArgumentError } from './mcp.errors.js';
 import { isUnchangedToolName, toolName } from './tool-names.js';
-
-export type McpMode = 'unified' | 'direct';
-/** `legacy`: protocol 2025-11-25 and before (initialize, sessions); `modern`: 2026-07-28 (per-request). */
-export type McpEra = 'legacy' | 'modern';
-
-/** The key of the URL elicitation in an input-required result, and of its answer in the retried call. */
-export const LINK_INPUT_KEY = 'link_account';
-
-/** Everything a tools/list or tools/call needs to know about its caller; built per request. */
-export interface McpCallContext {
-  projectId: string;
-  /** The end user; null when an API-key caller named none (search and definitions still work). */
-  ownerId: string | null;
-  tokenId: string | null;
-  /** Who the audit log says made a change (a connect link asked for): the MCP token, or the API key. */
-  actor: Actor;
-  mode: McpMode;
-  /** The apps the caller may reach (URL `apps` and the token's apps, intersected); null for all. */
-  apps: string[] | null;
-  era: McpEra;
-  /**
-   * Whether the client can show a URL elicitation: declared in its `initialize` (legacy, known only
-   * within a session) or in the request's own capabilities (modern).
-   */
-  urlElicitation: boolean;
-  /** Modern: the retried call carries the client's answer to an earlier link request. */
-  linkAnswered: boolean;
-}
+import {
+  DEFINITION_TOOL,
+  SEARCH_TOOL,
+  searchArguments,
+  stringArgument,
+  UNIFIED_TOOL_NAMES,
+  UNIFIED_TOOLS,
+} from './unified-tools.js';
 
 export type McpToolResult = CallToolResult | InputRequiredResult;
-
-/** Tools per page of a direct-mode tools/list. */
-export const DIRECT_PAGE_SIZE = 100;
-/** Results of one search_functions call, at most. */
-const SEARCH_MAX = 20;
-const SEARCH_DEFAULT = 10;
-
-const SEARCH_TOOL = 'search_functions';
-const DEFINITION_TOOL = 'get_function_definition';
-const EXECUTE_TOOL = 'execute_function';
-
-const UNIFIED_TOOLS: Tool[] = [
-  {
-    name: SEARCH_TOOL,
-    title: 'Search functions',
-    description:
-      'Find functions (API operations of apps such as GitHub, Gmail or Slack) that can do what you need. Use it ' +
-      'first, whenever you need to act on an outside service. Describe the task in `intent` ("create an issue in a ' +
-      'GitHub repository"). Returns at most 20 functions, best first, each with its name, app, description, ' +
-      '`input_schema` (the JSON Schema of its input) and `linked_account` (whether the user has connected that ' +
-      'app). Then call execute_function with the name and an input that follows input_schema.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        intent: { type: 'string', description: 'What you want to do, in plain words' },
-        app_names: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Only functions of these apps (for example ["GITHUB"]); leave out to search every app',
-        },
-        include_unavailable: {
-          type: 'boolean',
-          description: 'Also return functions this project has not enabled (they cannot be executed); false by default',
-        },
-        limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX, description: 'How many results (default 10)' },
-      },
-      required: ['intent'],
-    },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  },
-  {
-    name: DEFINITION_TOOL,
-    title: 'Get a function definition',
-    description:
-      'The description and input JSON Schema of one function, by its exact name (as search_functions returned ' +
-      'it). Use it when you know the function name but not its input.',
-    inputSchema: {
-      type: 'object',
-      properties: { function_name: { type: 'string', description: 'Exact function name, e.g. GITHUB__CREATE_ISSUE' } },
-      required: ['function_name'],
-    },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  },
-  {
-    name: EXECUTE_TOOL,
-    title: 'Execute a function',
-    description:
-      'Run one function for the user and get its result: {"success": true, "data": ...} with what the ' +
-      "service answered. `function_input` must follow the function's input_schema from search_functions or " +
-      'get_function_definition. On failure the result is an error saying what went wrong (for example a missing ' +
-      'field, or an account the user must connect first, with the address to do so).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        function_name: { type: 'string', description: 'Exact function name, e.g. GITHUB__CREATE_ISSUE' },
-        function_input: { type: 'object', description: "The function's input, as its input_schema describes" },
-      },
-      required: ['function_name'],
-    },
-    annotations: { openWorldHint: true },
-  },
-];
-const UNIFIED_TOOL_NAMES = new Set([SEARCH_TOOL, DEFINITION_TOOL, EXECUTE_TOOL]);
 
 /**
  * The tools Patchbay offers over MCP, on the same services as the REST API: search and definitions
@@ -205,19 +112,15 @@ export class McpToolsService {
   }
 
   private async search(ctx: McpCallContext, args: Record<string, unknown>): Promise<CallToolResult> {
-    const intent = stringArgument(args, 'intent');
-    const requested = optionalStringArray(args, 'app_names');
-    const includeAll = args.include_unavailable === true;
-    const limit =
-      typeof args.limit === 'number' ? Math.min(Math.max(Math.trunc(args.limit), 1), SEARCH_MAX) : SEARCH_DEFAULT;
-    const apps = intersect(requested, ctx.apps);
+    const { intent, appNames, includeUnavailable, limit } = searchArguments(args);
+    const apps = intersect(appNames, ctx.apps);
     if (apps?.length === 0) {
       return this.success({ results: [] });
     }
     const hits = await this.functions.searchFunctions(ctx.projectId, {
       intent,
       app_names: apps ?? undefined,
-      configured_only: !includeAll,
+      configured_only: !includeUnavailable,
       allowed_apps_only: false,
       allowed_only: false,
       limit,
@@ -400,81 +303,4 @@ function text(result: CallToolResult): string | undefined {
 
 function errorResult(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
-}
-
-/**
- * A function as a direct-mode tool: annotations from its HTTP method, or — for a tool of a remote
- * MCP server — the hints its server gave.
- */
-function directTool(fn: FunctionEntity): Tool {
-  const definition = functionDefinition(fn, 'anthropic') as AnthropicFunctionDefinition;
-  const tool = {
-    name: toolName(fn.name),
-    title: fn.name,
-    description: fn.description,
-    inputSchema: definition.input_schema as Tool['inputSchema'],
-  };
-  if (fn.protocol === 'mcp') {
-    const hints = (fn.protocol_data as McpProtocolData).annotations ?? {};
-    return { ...tool, annotations: { title: fn.name, ...hints } };
-  }
-  const method =
-    fn.protocol === 'rest' ? String((fn.protocol_data as { method?: string }).method ?? '').toUpperCase() : '';
-  const annotations: NonNullable<Tool['annotations']> = { title: fn.name, openWorldHint: true };
-  if (method === 'GET' || method === 'HEAD') {
-    annotations.readOnlyHint = true;
-  }
-  if (method === 'DELETE') {
-    annotations.destructiveHint = true;
-  }
-  if (['PUT', 'DELETE', 'GET', 'HEAD'].includes(method)) {
-    annotations.idempotentHint = true;
-  }
-  return { ...tool, annotations };
-}
-
-function stringArgument(args: Record<string, unknown>, name: string): string {
-  const value = args[name];
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new McpToolArgumentError(`${name} is required and must be a non-empty string`);
-  }
-  return value;
-}
-
-function optionalStringArray(args: Record<string, unknown>, name: string): string[] | null {
-  const value = args[name];
-  if (value === undefined || value === null) {
-    return null;
-  }
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    throw new McpToolArgumentError(`${name} must be an array of strings`);
-  }
-  return value;
-}
-
-/** Both limits at once; null means "no limit". */
-export function intersect(a: string[] | null, b: string[] | null): string[] | null {
-  if (a === null) {
-    return b;
-  }
-  if (b === null) {
-    return a;
-  }
-  return a.filter((item) => b.includes(item));
-}
-
-function encodeCursor(afterName: string): string {
-  return Buffer.from(JSON.stringify({ after: afterName })).toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof parsed.after === 'string') {
-      return parsed.after;
-    }
-  } catch {
-    // Reported below, like any cursor this service did not give.
-  }
-  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
 }

@@ -6,38 +6,36 @@ import {
   type NodeMcpRequestHandler,
 } from '@modelcontextprotocol/node';
 import {
-  type CacheHint,
   classifyInboundRequest,
-  CLIENT_CAPABILITIES_META_KEY,
   createMcpHandler,
   LATEST_PROTOCOL_VERSION,
   type McpHttpHandler,
-  ProtocolErrorCode,
   Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkInputLimits, DomainError } from '../../libs/common/src/index.js';
-import { apiKeyActor, mcpTokenActor } from '../audit/actor.js';
-import { API_VERSION } from '../config/api-version.js';
+import { checkInputLimits } from '../../libs/common/src/index.js';
 import { Metrics } from '../observability/metrics.js';
 import { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
-import { OWNER_ID_MAX_LENGTH as OWNER_ID_MAX } from '../linked-accounts/owner-id.js';
-import { McpOriginNotAllowedError, McpOwnerOverrideError, McpSessionNotFoundError } from './mcp.errors.js';
+import type { McpCallContext } from './mcp-call-context.js';
+import { McpOriginNotAllowedError, McpSessionNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
+import { patchbayServer } from './mcp-server.js';
+import {
+  answeredLink,
+  callContext,
+  envelopeCapabilities,
+  guarded,
+  header,
+  initializeParams,
+  TransportRefusal,
+} from './mcp-request.js';
 import type { McpSessionEntity } from './mcp-session.entity.js';
 import { type McpPrincipal, McpTokensService } from './mcp-tokens.service.js';
-import {
-  intersect,
-  LINK_INPUT_KEY,
-  type McpCallContext,
-  type McpEra,
-  type McpMode,
-  McpToolsService,
-} from './mcp-tools.service.js';
+import { McpToolsService } from './mcp-tools.service.js';
 import { type ExchangeScope, ToolChangeBus } from './tool-change-bus.js';
 
 /** Request bodies larger than this are refused (413) before anything else is done with them. */
@@ -46,40 +44,15 @@ const SESSION_HEADER = 'mcp-session-id';
 /** How long a session lasts; then requests with its id get 404 and the client initialises again (as the spec says). */
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INSTRUCTIONS =
-  'Patchbay gives you functions of outside apps (GitHub, Gmail, Slack…) that act for the current user. ' +
-  'Find one with search_functions, then run it with execute_function. If a call says an account must be ' +
-  'connected, give the user the address it names and retry once they say it is done.';
 
 /** The revision served per request, without initialize or sessions. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
-/**
- * How long a 2026-07-28 client may reuse a tools/list page: unified mode's three tools are the same
- * for every caller and never change; a direct-mode list follows the project's configurations (a
- * `subscriptions/listen` stream tells when it changed), so it is private and short-lived.
- */
-const LIST_CACHE: Record<McpMode, CacheHint> = {
-  unified: { ttlMs: 24 * 3600 * 1000, cacheScope: 'public' },
-  direct: { ttlMs: 60_000, cacheScope: 'private' },
-};
-
 /** A session's standalone GET stream held open on this instance (2025-11-25), for notifications. */
 interface HeldStream {
   sessionId: string;
   principal: McpPrincipal;
   ctx: McpCallContext;
   server: Server;
-}
-
-/** A refusal before MCP itself is reached, answered as a JSON-RPC error with an HTTP status. */
-class TransportRefusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -131,7 +104,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
         if (!scope) {
           throw new Error('A 2026-07-28 exchange outside the transport');
         }
-        return this.newServer(scope.ctx);
+        return patchbayServer(scope.ctx, this.tools, this.validator);
       },
       {
         legacy: 'reject',
@@ -163,7 +136,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
   }
 
   async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await this.guarded(reply, async () => {
+    await guarded(reply, async () => {
       this.checkSize(request);
       if (this.metrics.enabled) {
         for (const message of [request.body].flat()) {
@@ -181,14 +154,14 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
       });
       if (route.kind !== 'legacy') {
         // 2026-07-28, or the SDK's own answer to a malformed envelope: the SDK handler serves both.
-        const ctx = this.callContext(request, principal, 'modern');
+        const ctx = callContext(request, principal, 'modern');
         const capabilities = envelopeCapabilities(request.body);
         ctx.urlElicitation = Boolean((capabilities?.elicitation as { url?: unknown } | undefined)?.url);
         ctx.linkAnswered = answeredLink(request.body);
         await this.exchange(request, reply, ctx);
         return;
       }
-      const ctx = this.callContext(request, principal, 'legacy');
+      const ctx = callContext(request, principal, 'legacy');
       const sessionId = header(request, SESSION_HEADER);
       if (sessionId !== undefined) {
         const session = await this.session(sessionId, principal);
@@ -224,7 +197,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
    * `subscriptions/listen` instead.)
    */
   async handleGet(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await this.guarded(reply, async () => {
+    await guarded(reply, async () => {
       // Credentials first: without them nothing but 401 is answered.
       const principal = await this.admit(request, reply);
       const sessionId = header(request, SESSION_HEADER);
@@ -233,9 +206,9 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
           allow: 'POST, DELETE',
         });
       }
-      const ctx = this.callContext(request, principal, 'legacy');
+      const ctx = callContext(request, principal, 'legacy');
       await this.session(sessionId, principal);
-      const server = this.newServer(ctx);
+      const server = patchbayServer(ctx, this.tools, this.validator);
       const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
       const held: HeldStream = { sessionId, principal, ctx, server };
@@ -293,7 +266,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
 
   /** Ends a 2025-11-25 session (its row goes; later requests with its id get 404). */
   async handleDelete(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await this.guarded(reply, async () => {
+    await guarded(reply, async () => {
       const principal = await this.admit(request, reply);
       const sessionId = header(request, SESSION_HEADER);
       if (sessionId === undefined) {
@@ -315,29 +288,9 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     });
   }
 
-  /** The one server definition both eras use (the SDK projects results onto each era's wire). */
-  private newServer(ctx: McpCallContext): Server {
-    const server = new Server(
-      { name: 'patchbay', title: 'Patchbay', version: API_VERSION },
-      {
-        // listChanged: GET streams (2025-11-25) and subscriptions/listen (2026-07-28), see toolsChanged.
-        capabilities: { tools: { listChanged: true } },
-        instructions: INSTRUCTIONS,
-        jsonSchemaValidator: this.validator,
-        cacheHints: { 'tools/list': LIST_CACHE[ctx.mode] },
-      },
-    );
-    server.setRequestHandler('tools/list', (message) => this.tools.listTools(ctx, message.params?.cursor));
-    server.setRequestHandler('tools/call', async (message) => {
-      const result = await this.tools.callTool(ctx, message.params.name, message.params.arguments ?? {});
-      return 'resultType' in result ? result : server.projectCallToolResult(result, undefined);
-    });
-    return server;
-  }
-
   /** A 2025-era request: a fresh server and a stateless transport (JSON responses). */
   private async serve(request: FastifyRequest, reply: FastifyReply, ctx: McpCallContext): Promise<void> {
-    const server = this.newServer(ctx);
+    const server = patchbayServer(ctx, this.tools, this.validator);
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -392,34 +345,6 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     }
   }
 
-  private callContext(request: FastifyRequest, principal: McpPrincipal, era: McpEra): McpCallContext {
-    const query = request.query as Record<string, string | string[] | undefined>;
-    const given = header(request, 'x-linked-account-owner-id') ?? single(query.linked_account_owner_id);
-    if (given !== undefined && (given === '' || given.length > OWNER_ID_MAX)) {
-      throw new TransportRefusal(400, `Invalid linked_account_owner_id: 1 to ${OWNER_ID_MAX} characters`);
-    }
-    if (principal.tokenOwnerId !== null && given !== undefined && given !== principal.tokenOwnerId) {
-      throw new McpOwnerOverrideError();
-    }
-    const mode = single(query.mode) ?? 'unified';
-    if (mode !== 'unified' && mode !== 'direct') {
-      throw new TransportRefusal(400, `Invalid mode ${JSON.stringify(mode)}: use unified or direct`);
-    }
-    const appsParam = query.apps === undefined ? null : [query.apps].flat().flatMap((value) => value.split(','));
-    const requested = appsParam === null ? null : appsParam.map((app) => app.trim()).filter(Boolean);
-    return {
-      projectId: principal.projectId,
-      ownerId: principal.tokenOwnerId ?? given ?? null,
-      tokenId: principal.tokenId,
-      actor: principal.tokenId !== null ? mcpTokenActor(principal.tokenId) : apiKeyActor(principal.apiKeyId ?? ''),
-      mode: mode,
-      apps: intersect(requested, principal.tokenApps),
-      era,
-      urlElicitation: false,
-      linkAnswered: false,
-    };
-  }
-
   private async session(id: string, principal: McpPrincipal): Promise<McpSessionEntity> {
     const session = UUID.test(id)
       ? await this.repository.findSession(
@@ -434,74 +359,4 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
     }
     return session;
   }
-
-  private async guarded(reply: FastifyReply, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (error) {
-      if (reply.sent || reply.raw.headersSent) {
-        throw error;
-      }
-      if (error instanceof TransportRefusal) {
-        await refuse(reply, error.status, error.message, error.headers);
-      } else if (error instanceof DomainError) {
-        const headers: Record<string, string> = {
-          ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="patchbay", resource="/v1/mcp"' } : {}),
-          ...error.headers,
-        };
-        await refuse(reply, error.status, error.message, headers);
-      } else {
-        throw error;
-      }
-    }
-  }
-}
-
-async function refuse(reply: FastifyReply, status: number, message: string, headers: Record<string, string>) {
-  const code = status === 401 || status === 403 ? -32001 : status === 404 ? -32001 : ProtocolErrorCode.InvalidRequest;
-  await reply
-    .code(status)
-    .headers({ ...headers, 'content-type': 'application/json' })
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** The params of an `initialize` request in a body (alone or in a batch). */
-function initializeParams(body: unknown): { protocolVersion: string; capabilities: Record<string, unknown> } | null {
-  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
-  for (const message of messages) {
-    const candidate = message as { method?: unknown; params?: { protocolVersion?: unknown; capabilities?: unknown } };
-    if (candidate?.method === 'initialize' && typeof candidate.params?.protocolVersion === 'string') {
-      const capabilities = candidate.params.capabilities;
-      return {
-        protocolVersion: candidate.params.protocolVersion,
-        capabilities:
-          typeof capabilities === 'object' && capabilities !== null ? (capabilities as Record<string, unknown>) : {},
-      };
-    }
-  }
-  return null;
-}
-
-/** The client capabilities a 2026-07-28 request carries in its `_meta` envelope. */
-function envelopeCapabilities(body: unknown): Record<string, unknown> | undefined {
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
-  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
-  return typeof capabilities === 'object' && capabilities !== null
-    ? (capabilities as Record<string, unknown>)
-    : undefined;
-}
-
-/** Whether a retried 2026-07-28 tools/call answers the link request of an earlier round. */
-function answeredLink(body: unknown): boolean {
-  const responses = (body as { params?: { inputResponses?: Record<string, unknown> } } | null)?.params?.inputResponses;
-  return typeof responses === 'object' && responses !== null && LINK_INPUT_KEY in responses;
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
-import type { McpCallContext } from './mcp-tools.service.js';
+import type { McpCallContext } from './mcp-call-context.js';
 
 /** Who a 2026-07-28 exchange serves, and how to end it (its HTTP response) from outside. */
 export interface ExchangeScope {
