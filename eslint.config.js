@@ -7,6 +7,36 @@ import tseslint from 'typescript-eslint';
 /** The files that compose the application (docs/development.md, "Layout"): nothing below them imports them. */
 const COMPOSITION = ['src/{main,cli.module,api-app,api.module,feature-modules,entities}.ts', 'src/cli/**'];
 
+/**
+ * The features from the top down (docs/development.md, "Layout"): a feature imports only features of the rows
+ * below its own, never one above it nor one beside it.
+ */
+const FEATURE_ROWS = [
+  ['secrets', 'mcp', 'mcp-servers'],
+  ['mcp-oauth'],
+  ['execution', 'connect-links'],
+  ['oauth2', 'catalog'],
+  ['linked-accounts'],
+  ['app-configurations'],
+  ['apps'],
+  ['functions'],
+  ['search'],
+  ['catalog-rules'],
+  ['audit-events', 'health'],
+  ['projects'],
+  ['audit', 'rate-limits'],
+];
+
+const FEATURE_ZONES = FEATURE_ROWS.flatMap((row, index) =>
+  row.map((feature) => ({
+    target: `src/${feature}`,
+    from: [...FEATURE_ROWS.slice(0, index).flat(), ...row.filter((other) => other !== feature)].map(
+      (other) => `src/${other}`,
+    ),
+    message: `src/${feature} imports only the features below its row (docs/development.md, "Layout"): one that needs a higher feature's rule takes it as an argument, or the shared piece moves down.`,
+  })),
+).filter((zone) => zone.from.length > 0);
+
 /** The TypeScript sources; the Markdown files get only the link rules below. */
 const CODE = ['**/*.ts'];
 
@@ -81,28 +111,7 @@ export default tseslint.config(
               message:
                 'Search sits below the features that call it (apps, functions, catalog): it applies the catalogue rules of src/catalog-rules and imports no feature.',
             },
-            {
-              target: [
-                'src/projects',
-                'src/health',
-                'src/apps',
-                'src/functions',
-                'src/app-configurations',
-                'src/linked-accounts',
-              ],
-              from: [
-                'src/oauth2',
-                'src/connect-links',
-                'src/execution',
-                'src/catalog',
-                'src/mcp',
-                'src/mcp-oauth',
-                'src/mcp-servers',
-                'src/secrets',
-              ],
-              message:
-                'Projects, apps, functions, configurations and accounts sit below linking, execution, the catalogue import and MCP, which use them.',
-            },
+            ...FEATURE_ZONES,
             {
               target: 'src/!(cli)/**',
               from: COMPOSITION,

@@ -7,7 +7,7 @@ import { ExecutionEntity } from './execution/execution.entity.js';
 import { FunctionEntity } from './functions/function.entity.js';
 import { LinkedAccountEntity } from './linked-accounts/linked-account.entity.js';
 import { McpSessionEntity } from './mcp/mcp-session.entity.js';
-import { McpTokenEntity } from './mcp/mcp-token.entity.js';
+import { McpTokenEntity } from './mcp-oauth/mcp-token.entity.js';
 import { McpServerEntity } from './mcp-servers/mcp-server.entity.js';
 import { McpIdentityProviderEntity } from './mcp-oauth/identity-provider.entity.js';
 import { McpOAuthRecordEntity } from './mcp-oauth/oauth-record.entity.js';

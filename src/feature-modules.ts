@@ -1,6 +1,7 @@
 import { AppConfigurationsModule } from './app-configurations/app-configurations.module.js';
 import { AppsModule } from './apps/apps.module.js';
 import { AuditModule } from './audit/audit.module.js';
+import { AuditEventsModule } from './audit-events/audit-events.module.js';
 import { ConnectLinksModule } from './connect-links/connect-links.module.js';
 import { ExecutionModule } from './execution/execution.module.js';
 import { FunctionsModule } from './functions/functions.module.js';
@@ -21,4 +22,5 @@ export const FEATURE_MODULES = [
   McpModule,
   McpServersModule,
   AuditModule,
+  AuditEventsModule,
 ];

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, QueryFailedError, type QueryDeepPartialEntity } from 'typeorm';
-import { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
 import { updateReturning } from '../database/update-returning.js';
 import { AppConfigurationEntity } from './app-configuration.entity.js';
 
@@ -89,14 +88,15 @@ export class AppConfigurationsRepository {
       if (!configuration) {
         return null;
       }
+      // The accounts by their table's name: linked-accounts sits above this module (it links through configurations).
       const deleted = await manager
         .createQueryBuilder()
         .delete()
-        .from(LinkedAccountEntity)
+        .from('linked_accounts')
         .where('project_id = :projectId AND app_name = :appName', { projectId, appName })
         .returning('*')
         .execute();
-      const accounts = (deleted.raw ?? []) as LinkedAccountEntity[];
+      const accounts = (deleted.raw ?? []) as DeletedAccount[];
       await manager.delete(AppConfigurationEntity, { id: configuration.id });
       await alsoWrite?.(manager, configuration, accounts);
       return accounts.length;
@@ -104,11 +104,14 @@ export class AppConfigurationsRepository {
   }
 }
 
+/** A linked account deleted with its configuration: the row as the database returned it. */
+export type DeletedAccount = { id: string } & Record<string, unknown>;
+
 /** What else a deletion writes in its transaction, given the rows it deleted. */
 export type DeletionWrite = (
   manager: EntityManager,
   configuration: AppConfigurationEntity,
-  accounts: LinkedAccountEntity[],
+  accounts: DeletedAccount[],
 ) => Promise<void>;
 
 function isUniqueViolation(error: unknown): boolean {

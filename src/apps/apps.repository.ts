@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
+import { FunctionEntity } from '../functions/function.entity.js';
 import { AppEntity } from './app.entity.js';
+import { configuredSql } from '../catalog-rules/runnable.js';
 import { VISIBLE, visibleSql } from '../catalog-rules/visibility.js';
 
 export interface AppSearch {
@@ -16,6 +17,9 @@ export interface AppSearch {
 
 export type AppSummary = Pick<AppEntity, 'name' | 'description'>;
 
+/** A function with its app row, as execution runs it. */
+export type FunctionWithApp = FunctionEntity & { app: AppEntity };
+
 /** Queries over the catalogue's apps. "Visible" means public and active: anything else is invisible to the API. */
 @Injectable()
 export class AppsRepository {
@@ -23,6 +27,17 @@ export class AppsRepository {
 
   findVisibleByName(name: string): Promise<AppEntity | null> {
     return this.dataSource.getRepository(AppEntity).findOneBy({ name, ...VISIBLE });
+  }
+
+  /** A visible function (of a visible app) with its app row, as execution runs it. */
+  findVisibleFunctionWithApp(name: string): Promise<FunctionWithApp | null> {
+    return this.dataSource
+      .getRepository(FunctionEntity)
+      .createQueryBuilder('f')
+      .innerJoinAndMapOne('f.app', AppEntity, 'a', 'a.name = f.app_name')
+      .where(`${visibleSql('f')} AND ${visibleSql('a')}`)
+      .andWhere('f.name = :name', { name })
+      .getOne() as Promise<FunctionWithApp | null>;
   }
 
   /** Visible apps, whole rows, by name: all of them or some by name, one page. */
@@ -44,16 +59,7 @@ export class AppsRepository {
       .addSelect('a.description', 'description')
       .where(visibleSql('a'));
     if (search.configuredOnly) {
-      query.andWhere(
-        (qb) =>
-          `EXISTS ${qb
-            .subQuery()
-            .select('1')
-            .from(AppConfigurationEntity, 'c')
-            .where('c.app_name = a.name AND c.project_id = :projectId')
-            .getQuery()}`,
-        { projectId: search.projectId },
-      );
+      query.andWhere(configuredSql('a.name'), { projectId: search.projectId });
     }
     if (search.categories?.length) {
       query.andWhere('a.categories && CAST(:categories AS text[])', { categories: search.categories });

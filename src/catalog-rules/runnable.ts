@@ -22,3 +22,13 @@ export function configurationEnabledSql(c: string): string {
 export function runnableSql(c: string, functionName: string): string {
   return `${configurationEnabledSql(c)} AND (${c}.all_functions_enabled OR ${functionName} = ANY(${c}.enabled_functions))`;
 }
+
+/**
+ * The project (the `:projectId` parameter) has a configuration of the app named by `appName` (a SQL expression),
+ * one that also meets `condition` when given (on the configuration aliased `c`): the `configured_only` filters,
+ * with `runnableSql` the runnable one. By table name, as the rule sits below the module whose entity maps it.
+ */
+export function configuredSql(appName: string, condition?: string): string {
+  const where = `c.app_name = ${appName} AND c.project_id = :projectId${condition ? ` AND ${condition}` : ''}`;
+  return `EXISTS (SELECT 1 FROM "app_configurations" "c" WHERE ${where})`;
+}

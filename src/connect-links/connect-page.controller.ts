@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PublicRoute } from '../projects/api-key.guard.js';
-import { type PageResponse, PRIVATE_HEADERS, STYLESHEET } from './connect-page.js';
+import { type PageResponse, PRIVATE_HEADERS, STYLESHEET } from '../projects/end-user-page.js';
 import type { PageRequest } from './connect-page-guard.js';
 import { COOKIE_NAME, ConnectPageService } from './connect-page.service.js';
 

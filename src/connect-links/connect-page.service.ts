@@ -11,6 +11,7 @@ import { describedScopes, requestedScope } from '../oauth2/oauth2-client.js';
 import { OAuth2Service } from '../oauth2/oauth2.service.js';
 import { plainProviderError } from '../oauth2/provider-errors.js';
 import type { ProjectEntity } from '../projects/project.entity.js';
+import { brandOf, messagePage, type PageResponse, seeOther, successPage } from '../projects/end-user-page.js';
 import type { ConnectLinkEntity } from './connect-link.entity.js';
 import {
   ConnectPageError,
@@ -23,16 +24,7 @@ import {
 } from './connect-links.errors.js';
 import { ConnectLinksRepository } from './connect-links.repository.js';
 import { CONNECT_PATH, ConnectLinksService, statusOf } from './connect-links.service.js';
-import {
-  brandOf,
-  type FieldErrors,
-  type LinkView,
-  linkPage,
-  messagePage,
-  type PageResponse,
-  seeOther,
-  successPage,
-} from './connect-page.js';
+import { type FieldErrors, type LinkView, linkPage } from './connect-page.js';
 import { csrfToken, isSameSite, originOf, type PageRequest } from './connect-page-guard.js';
 
 export const COOKIE_NAME = 'patchbay_connect';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { articleFor, html } from './connect-page.js';
+import { html } from '../projects/end-user-page.js';
+import { articleFor } from './connect-page.js';
 
 describe('articleFor', () => {
   it.each([

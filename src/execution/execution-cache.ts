@@ -4,9 +4,9 @@ import type { AppConfigurationEntity } from '../app-configurations/app-configura
 import { AppConfigurationsRepository } from '../app-configurations/app-configurations.repository.js';
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppSecrets } from '../apps/app.entity.js';
+import { AppsRepository, type FunctionWithApp } from '../apps/apps.repository.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications, type ChangeTopic } from '../database/change-notifications.js';
-import { FunctionsRepository, type FunctionWithApp } from '../functions/functions.repository.js';
 import type { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
 import { LinkedAccountsRepository } from '../linked-accounts/linked-accounts.repository.js';
 import { ExecutionRepository } from './execution.repository.js';
@@ -116,7 +116,7 @@ export class ExecutionCache implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly changes: ChangeNotifications,
     private readonly repository: ExecutionRepository,
-    private readonly functionRows: FunctionsRepository,
+    private readonly appRows: AppsRepository,
     private readonly configurationRows: AppConfigurationsRepository,
     private readonly accountRows: LinkedAccountsRepository,
     private readonly config: AppConfig,
@@ -154,7 +154,7 @@ export class ExecutionCache implements OnApplicationBootstrap, OnModuleDestroy {
 
   function(name: string): Promise<FunctionView | null> {
     return loadRow(this.functions, name, async () => {
-      const fn = await this.functionRows.findVisibleWithApp(name);
+      const fn = await this.appRows.findVisibleFunctionWithApp(name);
       return fn ? { fn } : null;
     });
   }

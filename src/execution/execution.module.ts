@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfigurationsModule } from '../app-configurations/app-configurations.module.js';
+import { AppsModule } from '../apps/apps.module.js';
 import { FunctionsModule } from '../functions/functions.module.js';
 import { LinkedAccountsModule } from '../linked-accounts/linked-accounts.module.js';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module.js';
@@ -25,7 +26,7 @@ import { UpstreamHttp } from './upstream-http.js';
 
 /** POST /v1/functions/{name}/execute and GET /v1/executions. */
 @Module({
-  imports: [FunctionsModule, AppConfigurationsModule, LinkedAccountsModule, RateLimitsModule, McpUpstreamModule],
+  imports: [AppsModule, FunctionsModule, AppConfigurationsModule, LinkedAccountsModule, RateLimitsModule, McpUpstreamModule],
   controllers: [ExecutionController],
   providers: [
     ExecutionService,

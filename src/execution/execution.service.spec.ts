@@ -6,7 +6,7 @@ import { AppConfigurationNotFoundError } from '../app-configurations/app-configu
 import type { AppEntity } from '../apps/app.entity.js';
 import { loadConfig } from '../config/app-config.js';
 import { FunctionNotFoundError } from '../functions/functions.errors.js';
-import type { FunctionWithApp } from '../functions/functions.repository.js';
+import type { FunctionWithApp } from '../apps/apps.repository.js';
 import type { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import type { AccountView, ConfigurationView, ExecutionCache, FunctionView } from './execution-cache.js';

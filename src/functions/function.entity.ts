@@ -1,15 +1,4 @@
-import { AppEntity } from '../apps/app.entity.js';
-import {
-  Column,
-  JoinColumn,
-  ManyToOne,
-  type Relation,
-  CreateDateColumn,
-  Entity,
-  Index,
-  PrimaryColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 export interface RestProtocolData {
   method: string;
@@ -42,13 +31,11 @@ export class FunctionEntity {
   @PrimaryColumn('text')
   name: string;
 
+  /** Its app, by the table's name: apps sit above functions (an app's details list them). */
   @Index()
+  @ForeignKey('apps', { onDelete: 'CASCADE', onUpdate: 'CASCADE' })
   @Column('text')
   app_name: string;
-
-  @ManyToOne(() => AppEntity, { onDelete: 'CASCADE', onUpdate: 'CASCADE' })
-  @JoinColumn({ name: 'app_name' })
-  app?: Relation<AppEntity>;
 
   @Column('text')
   description: string;

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
-import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
-import type { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from './function.entity.js';
-import { runnableSql } from '../catalog-rules/runnable.js';
+import { configuredSql, runnableSql } from '../catalog-rules/runnable.js';
 import { visibleSql } from '../catalog-rules/visibility.js';
 
 const VISIBLE = `${visibleSql('f')} AND ${visibleSql('a')}`;
@@ -31,9 +29,6 @@ export interface RunnableFunctionFilter {
   afterName?: string;
   limit: number;
 }
-
-/** A function with its app row, as execution runs it. */
-export type FunctionWithApp = FunctionEntity & { app: AppEntity };
 
 export type FunctionSummary = Pick<FunctionEntity, 'name' | 'description'>;
 
@@ -70,17 +65,6 @@ export class FunctionsRepository {
 
   findVisibleByName(name: string): Promise<FunctionEntity | null> {
     return this.visible().andWhere('f.name = :name', { name }).getOne();
-  }
-
-  /** A visible function with its app, as execution runs it. */
-  findVisibleWithApp(name: string): Promise<FunctionWithApp | null> {
-    return this.dataSource
-      .getRepository(FunctionEntity)
-      .createQueryBuilder('f')
-      .innerJoinAndSelect('f.app', 'a')
-      .where(VISIBLE)
-      .andWhere('f.name = :name', { name })
-      .getOne() as Promise<FunctionWithApp | null>;
   }
 
   /** Visible functions matching the filters, one page of them, by name. Intent searches are ranked by the search module. */
@@ -123,15 +107,5 @@ export class FunctionsRepository {
 
 /** Keeps the functions the project may run: an enabled configuration of the app that enables them. */
 function runnableIn(query: SelectQueryBuilder<FunctionEntity>, projectId: string): SelectQueryBuilder<FunctionEntity> {
-  return query.andWhere(
-    (qb) =>
-      `EXISTS ${qb
-        .subQuery()
-        .select('1')
-        .from(AppConfigurationEntity, 'c')
-        .where('c.app_name = f.app_name AND c.project_id = :projectId')
-        .andWhere(runnableSql('c', 'f.name'))
-        .getQuery()}`,
-    { projectId },
-  );
+  return query.andWhere(configuredSql('f.app_name', runnableSql('c', 'f.name')), { projectId });
 }

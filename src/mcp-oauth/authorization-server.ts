@@ -9,14 +9,14 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { SecretBox } from '../../libs/common/src/index.js';
 import { mcpOAuthClientActor, SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
-import { brandOf } from '../connect-links/connect-page.js';
+import { brandOf } from '../projects/end-user-page.js';
 import { AppConfig } from '../config/app-config.js';
-import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
 import type { McpIdentityProviderEntity } from './identity-provider.entity.js';
 import { McpOAuthRepository } from './mcp-oauth.repository.js';
 import { MCP_SCOPE, projectMcpPath, projectMcpUrl } from './mcp-oauth.paths.js';
 import { OAuthRecordAdapter } from './oauth-adapter.js';
 import { errorPage } from './sign-in-pages.js';
+import { TOKEN_TTL_DEFAULT_S } from './mcp-token.entity.js';
 
 /** An authorization server's own keys: an Ed25519 signing key (ID tokens) and cookie-signing keys. */
 export interface ServerKeys {

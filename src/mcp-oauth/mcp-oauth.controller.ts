@@ -1,7 +1,7 @@
 import { All, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PageResponse } from '../connect-links/connect-page.js';
+import type { PageResponse } from '../projects/end-user-page.js';
 import { AppConfig } from '../config/app-config.js';
 import { PublicRoute } from '../projects/api-key.guard.js';
 import { AuthorizationServer } from './authorization-server.js';

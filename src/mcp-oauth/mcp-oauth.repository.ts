@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, MoreThan, type QueryDeepPartialEntity } from 'typeorm';
-import { McpTokenEntity } from '../mcp/mcp-token.entity.js';
+import { McpTokenEntity } from './mcp-token.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { McpIdentityProviderEntity } from './identity-provider.entity.js';
 import { McpOAuthRecordEntity } from './oauth-record.entity.js';

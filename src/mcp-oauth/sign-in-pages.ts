@@ -1,4 +1,4 @@
-import { backLink, type Brand, escapeHtml, html, type PageResponse } from '../connect-links/connect-page.js';
+import { backLink, type Brand, escapeHtml, html, type PageResponse } from '../projects/end-user-page.js';
 
 export interface ConsentView {
   action: string;

@@ -5,15 +5,14 @@ import * as client from 'openid-client';
 import { constantTimeEqual, hashBearerSecret, newBearerSecret, SecretBox } from '../../libs/common/src/index.js';
 import { SYSTEM_ACTOR } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
-import { type Brand, brandOf, seeOther, type PageResponse } from '../connect-links/connect-page.js';
+import { type Brand, brandOf, seeOther, type PageResponse } from '../projects/end-user-page.js';
 import { AppConfig } from '../config/app-config.js';
-import { TOKEN_TTL_DEFAULT_S } from '../mcp/mcp.dto.js';
-import { MCP_TOKEN_PREFIX } from '../mcp/mcp-tokens.service.js';
 import { AuthorizationServer, mcpTokenIdOfGrant, plainOAuthError, type ServerKeys } from './authorization-server.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
 import { McpOAuthRepository } from './mcp-oauth.repository.js';
 import { MCP_SCOPE, projectMcpPath, projectMcpUrl } from './mcp-oauth.paths.js';
 import { consentPage, errorPage } from './sign-in-pages.js';
+import { MCP_TOKEN_PREFIX, TOKEN_TTL_DEFAULT_S } from './mcp-token.entity.js';
 
 const SIGN_IN_TTL_S = 600;
 /** Records of the signed-in user's name at the identity provider, by owner id, read by the consent page. */

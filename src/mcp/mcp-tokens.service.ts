@@ -10,14 +10,14 @@ import { ApiKeyInvalidError } from '../projects/projects.errors.js';
 import { HeaderApiKeyStrategy } from '../projects/header-api-key.strategy.js';
 import { API_KEY_PREFIX } from '../projects/header-api-key.strategy.js';
 import { RefusedCredentials } from '../projects/refused-credentials.js';
-import { type McpTokenCreate, type McpTokenCreated, type McpTokenPublic, TOKEN_TTL_DEFAULT_S } from './mcp.dto.js';
+import { type McpTokenCreate, type McpTokenCreated, type McpTokenPublic } from './mcp.dto.js';
 import { McpCredentialsInvalidError, McpTokenNotFoundError } from './mcp.errors.js';
 import { McpRepository } from './mcp.repository.js';
 import { AuthorizationServer } from '../mcp-oauth/authorization-server.js';
 import { MCP_SCOPE, projectOfMcpPath, protectedResourceMetadataUrl } from '../mcp-oauth/mcp-oauth.paths.js';
+import { MCP_TOKEN_PREFIX, TOKEN_TTL_DEFAULT_S } from '../mcp-oauth/mcp-token.entity.js';
 
 /** Tokens start with this, so that a bearer value tells which kind of credential it is. */
-export const MCP_TOKEN_PREFIX = 'pbm_';
 export const MCP_PATH = '/v1/mcp';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { OptionalInt, OptionalStringArray, RequiredUuid } from '../../libs/common/src/index.js';
 import { RequiredOwnerId } from '../linked-accounts/owner-id.js';
+import { TOKEN_TTL_DEFAULT_S } from '../mcp-oauth/mcp-token.entity.js';
 
-export const TOKEN_TTL_DEFAULT_S = 30 * 24 * 3600;
 export const TOKEN_TTL_MAX_S = 365 * 24 * 3600;
 
 export class McpTokenCreate {

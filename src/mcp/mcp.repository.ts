@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan, MoreThan, type QueryDeepPartialEntity } from 'typeorm';
 import { McpSessionEntity } from './mcp-session.entity.js';
-import { McpTokenEntity } from './mcp-token.entity.js';
+import { McpTokenEntity } from '../mcp-oauth/mcp-token.entity.js';
 
 /** Queries over MCP tokens and sessions; every lookup is scoped to a project or a token hash. */
 @Injectable()

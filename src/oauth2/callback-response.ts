@@ -1,5 +1,5 @@
 import type { DomainError } from '../../libs/common/src/index.js';
-import { type Brand, messagePage, successPage } from '../connect-links/connect-page.js';
+import { type Brand, messagePage, successPage } from '../projects/end-user-page.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
 import { plainProviderError } from './provider-errors.js';
 

@@ -10,7 +10,7 @@ import { SYSTEM_ACTOR } from '../audit/actor.js';
 import type { LinkedAccountPublic } from '../linked-accounts/linked-accounts.dto.js';
 import { LinkedAccountsService } from '../linked-accounts/linked-accounts.service.js';
 import { AuthorizationServer, isAcceptableEndpoint, type OAuth2ClientSettings } from './authorization-server.js';
-import { brandOf } from '../connect-links/connect-page.js';
+import { brandOf } from '../projects/end-user-page.js';
 import { requestedScope, resolveOAuth2Client } from './oauth2-client.js';
 import {
   type CallbackPageContext,

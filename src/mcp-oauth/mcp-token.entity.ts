@@ -2,8 +2,14 @@ import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
 import { OwnerIdColumn } from '../linked-accounts/owner-id.js';
 import { ProjectOwnedRow } from '../projects/project-owned-row.js';
 
+/** What an MCP token's secret starts with (a bearer secret, see libs/common). */
+export const MCP_TOKEN_PREFIX = 'pbm_';
+/** How long an MCP token lasts when its creator names no lifetime, and a grant of the authorization server. */
+export const TOKEN_TTL_DEFAULT_S = 30 * 24 * 3600;
+
 /**
- * An owner-scoped MCP token: acts for one project and one linked-account owner (and optionally only
+ * The row of an MCP token, made by the tokens API (/v1/mcp/tokens) or by a sign-in at the authorization
+ * server, and checked by the MCP transport. An owner-scoped MCP token: acts for one project and one linked-account owner (and optionally only
  * some apps), whatever the request says. Only a SHA-256 of the token is stored; it is shown once.
  */
 @Entity('mcp_tokens')

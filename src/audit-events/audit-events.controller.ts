@@ -3,13 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { ApiErrors } from '../../libs/common/src/index.js';
 import { API_KEY_HEADER } from '../projects/api-key.guard.js';
 import { CurrentProject } from '../projects/current-project.decorator.js';
-import { AuditEventPublic, AuditEventsQuery } from './audit.dto.js';
-import { AuditService } from './audit.service.js';
+import { AuditEventPublic, AuditEventsQuery } from '../audit/audit.dto.js';
+import { AuditService } from '../audit/audit.service.js';
 
 @ApiTags('audit-events')
 @ApiSecurity(API_KEY_HEADER)
 @Controller('v1/audit-events')
-export class AuditController {
+export class AuditEventsController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
