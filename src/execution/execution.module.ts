@@ -26,7 +26,14 @@ import { UpstreamHttp } from './upstream-http.js';
 
 /** POST /v1/functions/{name}/execute and GET /v1/executions. */
 @Module({
-  imports: [AppsModule, FunctionsModule, AppConfigurationsModule, LinkedAccountsModule, RateLimitsModule, McpUpstreamModule],
+  imports: [
+    AppsModule,
+    FunctionsModule,
+    AppConfigurationsModule,
+    LinkedAccountsModule,
+    RateLimitsModule,
+    McpUpstreamModule,
+  ],
   controllers: [ExecutionController],
   providers: [
     ExecutionService,
