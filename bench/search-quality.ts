@@ -212,6 +212,8 @@ class Prepared {
         this.dictionary,
         { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0.12, wordnet: this.wordnet, ...setting.engine },
       );
+      // Only the last engine is kept: a tuner tries thousands of settings, each scored once.
+      this.engines.clear();
       this.engines.set(setting.label, engine);
     }
     return engine;
