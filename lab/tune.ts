@@ -13,10 +13,25 @@ import { DEFAULT_ENGINE_OPTIONS, DEFAULT_EXPANSION } from '../src/search/index.j
 
 type Params = Record<string, number>;
 const start: Params = {
-  fnName: 3, fnApp: 2, fnTags: 1.5, fnDesc: 1, fnParams: 0.3, fnContext: 0.3, fnOperation: 2,
-  k1: 1.2, appContext: 0.4, vectorWeight: 0.4,
-  synonym: DEFAULT_EXPANSION.synonym, action: DEFAULT_EXPANSION.action, compound: DEFAULT_EXPANSION.compound,
-  appName: 3, appTags: 1.5, appDesc: 1, appCtx: 0.1, bDesc: 0.75, bName: 0.5,
+  fnName: 3,
+  fnApp: 2,
+  fnTags: 1.5,
+  fnDesc: 1,
+  fnParams: 0.3,
+  fnContext: 0.3,
+  fnOperation: 2,
+  k1: 1.2,
+  appContext: 0.4,
+  vectorWeight: 0.4,
+  synonym: DEFAULT_EXPANSION.synonym,
+  action: DEFAULT_EXPANSION.action,
+  compound: DEFAULT_EXPANSION.compound,
+  appName: 3,
+  appTags: 1.5,
+  appDesc: 1,
+  appCtx: 0.1,
+  bDesc: 0.75,
+  bName: 0.5,
 };
 function setting(p: Params): Setting {
   const f = DEFAULT_ENGINE_OPTIONS.functionFields;
@@ -27,10 +42,22 @@ function setting(p: Params): Setting {
     engine: {
       functionFields: {
         k1: p.k1,
-        weights: { name: p.fnName, app: p.fnApp, tags: p.fnTags, description: p.fnDesc, params: p.fnParams, context: p.fnContext, operation: p.fnOperation },
+        weights: {
+          name: p.fnName,
+          app: p.fnApp,
+          tags: p.fnTags,
+          description: p.fnDesc,
+          params: p.fnParams,
+          context: p.fnContext,
+          operation: p.fnOperation,
+        },
         b: { ...f.b, description: p.bDesc, name: p.bName },
       },
-      appFields: { k1: p.k1, weights: { name: p.appName, tags: p.appTags, description: p.appDesc, context: p.appCtx }, b: { ...a.b, description: p.bDesc, name: p.bName } },
+      appFields: {
+        k1: p.k1,
+        weights: { name: p.appName, tags: p.appTags, description: p.appDesc, context: p.appCtx },
+        b: { ...a.b, description: p.bDesc, name: p.bName },
+      },
       appContext: p.appContext,
       vectorWeight: p.vectorWeight,
       expansion: { ...DEFAULT_EXPANSION, synonym: p.synonym, action: p.action, compound: p.compound },
@@ -83,6 +110,17 @@ console.log('all:', JSON.stringify(all));
 const inSample = evaluator.ranks(setting(all));
 const base = evaluator.ranks(DEFAULT_SETTING);
 for (const set of SETS) {
-  const f = (rr: number[]) => { const m = figures(rr); return `${m.recall1.toFixed(3)}/${m.recall5.toFixed(3)}/${m.mrr.toFixed(3)}`; };
-  console.log(set.padEnd(16), 'default', f(base[set]), ' tuned in-sample', f(inSample[set]), ' tuned CV', f(heldOut[set]));
+  const f = (rr: number[]) => {
+    const m = figures(rr);
+    return `${m.recall1.toFixed(3)}/${m.recall5.toFixed(3)}/${m.mrr.toFixed(3)}`;
+  };
+  console.log(
+    set.padEnd(16),
+    'default',
+    f(base[set]),
+    ' tuned in-sample',
+    f(inSample[set]),
+    ' tuned CV',
+    f(heldOut[set]),
+  );
 }
