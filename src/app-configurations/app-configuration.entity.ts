@@ -15,6 +15,10 @@ export class AppConfigurationEntity extends AppUseRow {
   @Column({ type: 'text', nullable: true })
   secrets: string | null;
 
+  /** Values of the server variables of the app's imported OpenAPI document, by name; `{}`: their defaults. */
+  @Column('jsonb', { default: () => "'{}'" })
+  server_variables: Record<string, string>;
+
   @Column('boolean')
   enabled: boolean;
 

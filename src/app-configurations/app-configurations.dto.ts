@@ -103,6 +103,24 @@ function OverridesField(options: { nullable?: boolean; description: string }): P
   );
 }
 
+/**
+ * Values of server variables by name. That each names a variable the app's document declares, is a string and
+ * is one of its `enum` is checked by the service (422 naming the variable).
+ */
+function ServerVariablesField(options: { nullable?: boolean; description: string }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      nullable: options.nullable,
+      description: options.description,
+      example: { region: 'eu' },
+    }),
+    IsOptional(),
+    dictType(),
+  );
+}
+
 export class AppConfigurationCreate {
   @RequiredString({ description: 'Name of the app to configure', example: 'GITHUB' })
   app_name: string;
@@ -119,6 +137,15 @@ export class AppConfigurationCreate {
       '`extra_forbidden`.',
   })
   security_scheme_overrides?: SecuritySchemeOverrides;
+
+  @ServerVariablesField({
+    description:
+      "Values of the server variables of the app's imported OpenAPI document (`https://{region}.example.com`), by " +
+      'name; the others keep their defaults. Each must be a variable the document declares, one of its `enum` ' +
+      'values when it has one, and a variable that chooses the host freely keeps its default unless the document ' +
+      'lists values (else 422 naming it; see docs/execution.md). ACI-format apps declare none.',
+  })
+  server_variables?: Record<string, string>;
 
   @OptionalBoolean({ description: 'Whether the configuration is enabled', default: true })
   enabled?: boolean;
@@ -161,6 +188,14 @@ export class AppConfigurationUpdate {
       'refused with 422 `extra_forbidden`.',
   })
   security_scheme_overrides?: SecuritySchemeOverrides | null;
+
+  @ServerVariablesField({
+    nullable: true,
+    description:
+      'Replaces the server variables as a whole (`{}` returns every variable to its default); checked as on ' +
+      'create. Absent or null: unchanged',
+  })
+  server_variables?: Record<string, string> | null;
 
   @OptionalBoolean({ description: 'Enable or disable the configuration', nullable: true })
   enabled?: boolean | null;
@@ -225,6 +260,14 @@ export class AppConfigurationPublic extends AppUsePublic {
 
   @ApiProperty({ type: SecuritySchemeOverridesPublic, description: 'Secrets are masked' })
   security_scheme_overrides: SecuritySchemeOverridesPublic;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Values chosen for server variables, by name; `{}`: every variable at its default',
+    example: { region: 'eu' },
+  })
+  server_variables: Record<string, string>;
 
   @ApiProperty()
   enabled: boolean;

@@ -25,6 +25,7 @@ export type ConfigurationChanges = Partial<
     | 'all_functions_enabled'
     | 'enabled_functions'
     | 'owner_execution_limit'
+    | 'server_variables'
   >
 >;
 

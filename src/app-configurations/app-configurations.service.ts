@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '../../libs/common/src/index.js';
+import { RequestValidationError, SecretBox, type ValidationIssue } from '../../libs/common/src/index.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
@@ -9,6 +9,7 @@ import type { Actor } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { serverVariableProblem } from '../functions/openapi-wire.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
 import {
   type AppConfigurationCreate,
@@ -69,6 +70,7 @@ export class AppConfigurationsService {
       input.enabled_functions ?? [],
     );
     const { stored, secrets } = this.sealOverrides(input.security_scheme_overrides);
+    const serverVariables = await this.serverVariables(app.name, input.server_variables);
     const configuration: NewAppConfiguration = {
       id: randomUUID(),
       project_id: projectId,
@@ -76,6 +78,7 @@ export class AppConfigurationsService {
       security_scheme: input.security_scheme,
       security_scheme_overrides: stored,
       secrets,
+      server_variables: serverVariables,
       enabled: input.enabled ?? true,
       owner_execution_limit: input.owner_execution_limit ? input.owner_execution_limit : null,
       ...enablement,
@@ -150,6 +153,9 @@ export class AppConfigurationsService {
       const { stored, secrets } = this.sealOverrides(overrides);
       changes.security_scheme_overrides = stored;
       changes.secrets = secrets;
+    }
+    if (input.server_variables !== undefined && input.server_variables !== null) {
+      changes.server_variables = await this.serverVariables(configuration.app_name, input.server_variables);
     }
     if (input.enabled !== undefined && input.enabled !== null) {
       changes.enabled = input.enabled;
@@ -244,6 +250,42 @@ export class AppConfigurationsService {
     return { all_functions_enabled: false, enabled_functions: names };
   }
 
+  /**
+   * Server variable values as given, once each is known to be a string naming a variable that the app's
+   * functions declare, and one that every server declaring it takes; else 422 listing each problem with its field.
+   */
+  private async serverVariables(
+    appName: string,
+    given: Record<string, unknown> | undefined,
+  ): Promise<Record<string, string>> {
+    const entries = Object.entries(given ?? {});
+    if (entries.length === 0) {
+      return {};
+    }
+    const templates = await this.functions.serverTemplatesOfApp(appName);
+    const known = [...new Set(templates.flatMap((template) => Object.keys(template.variables)))].sort();
+    const issues: ValidationIssue[] = [];
+    for (const [name, value] of entries) {
+      const loc = ['body', 'server_variables', name];
+      const declaring = templates.filter((template) => name in template.variables);
+      if (declaring.length === 0) {
+        const offered = known.length > 0 ? `it declares: ${known.join(', ')}` : 'it declares none';
+        issues.push({ loc, type: 'value_error', msg: `App ${appName} has no server variable ${name}; ${offered}` });
+      } else if (typeof value !== 'string') {
+        issues.push({ loc, type: 'string_type', msg: 'Input should be a valid string' });
+      } else {
+        const problem = declaring.map((template) => serverVariableProblem(template, name, value)).find(Boolean);
+        if (problem !== undefined) {
+          issues.push({ loc, type: 'value_error', msg: problem });
+        }
+      }
+    }
+    if (issues.length > 0) {
+      throw new RequestValidationError(issues);
+    }
+    return Object.fromEntries(entries) as Record<string, string>;
+  }
+
   /** Splits overrides into what may sit in plain jsonb and the sealed secrets. */
   private sealOverrides(overrides: SecuritySchemeOverrides | undefined): {
     stored: AppConfigurationEntity['security_scheme_overrides'];
@@ -291,6 +333,7 @@ function toPublic(row: AppConfigurationEntity): AppConfigurationPublic {
     app_name: row.app_name,
     security_scheme: row.security_scheme,
     security_scheme_overrides: overrides,
+    server_variables: row.server_variables ?? {},
     enabled: row.enabled,
     all_functions_enabled: row.all_functions_enabled,
     enabled_functions: row.enabled_functions,

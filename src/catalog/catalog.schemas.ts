@@ -200,6 +200,26 @@ const restProtocolData = {
             base64_text: { const: true },
           },
         },
+        server: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url', 'variables'],
+          properties: {
+            url: { type: 'string', pattern: '^https?://' },
+            variables: {
+              type: 'object',
+              additionalProperties: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['default'],
+                properties: {
+                  default: { type: 'string' },
+                  enum: { type: 'array', minItems: 1, items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
       },
     },
   },

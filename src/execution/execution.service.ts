@@ -36,7 +36,8 @@ import { ExecutionRepository } from './execution.repository.js';
 import { FunctionInputs } from './function-input.js';
 import { McpExecutor } from './mcp-executor.js';
 import { RestExecutor } from './rest-executor.js';
-import { buildOpenApiRequest, type OpenApiProtocol } from './openapi-request.js';
+import { buildOpenApiRequest, type OpenApiProtocol, withServerVariables } from './openapi-request.js';
+import { ServerVariableError } from '../functions/openapi-wire.js';
 import { InexpressibleInputError } from './parameter-styles.js';
 import {
   buildRestRequest,
@@ -244,7 +245,14 @@ export class ExecutionService {
     try {
       switch (fn.protocol) {
         case 'rest':
-          outcome = await this.runRest(fn.app_name, fn.name, fn.protocol_data as RestProtocol, input, authorization);
+          outcome = await this.runRest(
+            fn.app_name,
+            fn.name,
+            fn.protocol_data as RestProtocol,
+            input,
+            authorization,
+            target.configuration.row.server_variables,
+          );
           break;
         case 'connector':
           outcome = await this.runConnector(fn.name, input, authorization, target);
@@ -286,15 +294,21 @@ export class ExecutionService {
     protocol: RestProtocol,
     input: Record<string, unknown>,
     authorization: Authorization,
+    serverVariables: Record<string, string> | undefined,
   ): Promise<RunOutcome> {
     let request;
     try {
       request = protocol.openapi
-        ? buildOpenApiRequest(protocol as OpenApiProtocol, input)
+        ? buildOpenApiRequest(withServerVariables(protocol as OpenApiProtocol, serverVariables), input)
         : buildRestRequest(protocol, input);
     } catch (error) {
       if (error instanceof InexpressibleInputError) {
         throw new FunctionInputInvalidError(name, [error.message]);
+      }
+      if (error instanceof ServerVariableError) {
+        throw new ExecutionFailure(
+          `Cannot build the request of ${name}: the app configuration's ${error.message}; change its server_variables`,
+        );
       }
       if (error instanceof RequestBuildError) {
         throw new ExecutionFailure(`Cannot build the request of ${name}: ${error.message}`);

@@ -4,6 +4,7 @@ import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { AppConfigurationEntity } from '../app-configurations/app-configuration.entity.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { FunctionEntity } from './function.entity.js';
+import type { ServerTemplate } from './openapi-wire.js';
 import { runnableSql } from '../catalog-rules/runnable.js';
 import { visibleSql } from '../catalog-rules/visibility.js';
 
@@ -49,6 +50,16 @@ export class FunctionsRepository {
       .andWhere('f.app_name = :appName', { appName })
       .getRawMany();
     return rows.map((row) => row.name);
+  }
+
+  /** The distinct server templates of the app's functions (imported operations whose server URL has variables). */
+  async serverTemplatesOfApp(appName: string): Promise<ServerTemplate[]> {
+    const rows: { server: ServerTemplate }[] = await this.dataSource.query(
+      `SELECT DISTINCT protocol_data #> '{openapi,server}' AS server FROM functions
+        WHERE app_name = $1 AND protocol_data #> '{openapi,server}' IS NOT NULL`,
+      [appName],
+    );
+    return rows.map((row) => row.server);
   }
 
   /** Visible functions, whole rows, by name: all of them or those of some apps or names, optionally one page. */

@@ -5,6 +5,7 @@ import { buildFunction, type Operation } from './openapi-operation.js';
 import { cleanText, isNode } from './openapi-schema.js';
 import { mapSecurity } from './openapi-security.js';
 import { documentServer, isAbsolute, operationServer } from './openapi-servers.js';
+import type { OpenApiWire } from '../../functions/openapi-wire.js';
 
 type Node = Record<string, unknown>;
 
@@ -99,7 +100,12 @@ export function mapOpenApiDocument(
     // A server given with --server replaces every server the document declares; else an operation's own
     // (or its path's) servers override the document's.
     const own = options.server === undefined ? operationServer(operation.pathItem, operation.op, serverUrl) : undefined;
-    const built = buildFunction(operation, names[i], (own ?? serverUrl).replace(/\/+$/, ''), leftOut);
+    const built = buildFunction(operation, names[i], (own?.url ?? serverUrl).replace(/\/+$/, ''), leftOut);
+    // A server with variables keeps its template, so that an app configuration may choose their values.
+    const template = own ? own.template : server.template;
+    if (typeof built !== 'string' && template) {
+      (built.protocol_data.openapi as OpenApiWire).server = template;
+    }
     if (typeof built === 'string') {
       skipped.push({ operation: label, reason: built });
     } else if (options.maxFunctions !== undefined && functions.length >= options.maxFunctions) {

@@ -49,6 +49,7 @@ describe('GET /v1/app-configurations (listAppConfigurations)', () => {
           'project_id',
           'security_scheme',
           'security_scheme_overrides',
+          'server_variables',
           'updated_at',
         ].sort(),
       );

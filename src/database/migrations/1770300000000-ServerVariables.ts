@@ -1,0 +1,14 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** An app configuration's values for the server variables of an imported OpenAPI document (`{}`: the defaults). */
+export class ServerVariables1770300000000 implements MigrationInterface {
+  name = 'ServerVariables1770300000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "app_configurations" ADD "server_variables" jsonb NOT NULL DEFAULT '{}'`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "app_configurations" DROP COLUMN "server_variables"`);
+  }
+}
