@@ -19,6 +19,10 @@ export class AppConfigurationEntity extends AppUseRow {
   @Column('jsonb', { default: () => "'{}'" })
   server_variables: Record<string, string>;
 
+  /** Names of the extra credentials (values sealed in `secrets`), by the document's scheme names. */
+  @Column('text', { array: true, default: () => "'{}'" })
+  extra_credential_names: string[];
+
   @Column('boolean')
   enabled: boolean;
 

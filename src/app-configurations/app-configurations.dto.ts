@@ -121,6 +121,21 @@ function ServerVariablesField(options: { nullable?: boolean; description: string
   );
 }
 
+/** Secret values by the document's scheme names; which names an app takes is checked by the service. */
+function ExtraCredentialsField(options: { nullable?: boolean; description: string }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string', minLength: 1, maxLength: 4096 },
+      nullable: options.nullable,
+      description: options.description,
+      example: { AppId: 'my-application-id' },
+    }),
+    IsOptional(),
+    dictType(),
+  );
+}
+
 export class AppConfigurationCreate {
   @RequiredString({ description: 'Name of the app to configure', example: 'GITHUB' })
   app_name: string;
@@ -146,6 +161,14 @@ export class AppConfigurationCreate {
       'lists values (else 422 naming it; see docs/execution.md). ACI-format apps declare none.',
   })
   server_variables?: Record<string, string>;
+
+  @ExtraCredentialsField({
+    description:
+      "Credentials that an imported operation's security requirement combines with the linked account's (an API " +
+      'key plus an app-id header, say), by the scheme names of the document: apiKey schemes that some function of ' +
+      'the app needs beside another (else 422 naming it). Stored encrypted, only ever returned masked.',
+  })
+  extra_credentials?: Record<string, string>;
 
   @OptionalBoolean({ description: 'Whether the configuration is enabled', default: true })
   enabled?: boolean;
@@ -196,6 +219,13 @@ export class AppConfigurationUpdate {
       'create. Absent or null: unchanged',
   })
   server_variables?: Record<string, string> | null;
+
+  @ExtraCredentialsField({
+    nullable: true,
+    description:
+      'Replaces the extra credentials as a whole (`{}` removes them); checked as on create. Absent or null: unchanged',
+  })
+  extra_credentials?: Record<string, string> | null;
 
   @OptionalBoolean({ description: 'Enable or disable the configuration', nullable: true })
   enabled?: boolean | null;
@@ -268,6 +298,14 @@ export class AppConfigurationPublic extends AppUsePublic {
     example: { region: 'eu' },
   })
   server_variables: Record<string, string>;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: `The extra credentials set, by scheme name, each masked as "${MASKED_SECRET}"`,
+    example: { AppId: MASKED_SECRET },
+  })
+  extra_credentials: Record<string, string>;
 
   @ApiProperty()
   enabled: boolean;

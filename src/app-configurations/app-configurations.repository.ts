@@ -26,6 +26,7 @@ export type ConfigurationChanges = Partial<
     | 'enabled_functions'
     | 'owner_execution_limit'
     | 'server_variables'
+    | 'extra_credential_names'
   >
 >;
 

@@ -39,8 +39,11 @@ import { RestExecutor } from './rest-executor.js';
 import { buildOpenApiRequest, type OpenApiProtocol, withServerVariables } from './openapi-request.js';
 import { ServerVariableError } from '../functions/openapi-wire.js';
 import { InexpressibleInputError } from './parameter-styles.js';
+import { extraCredentials } from './security-requirements.js';
+import { StoredSecrets } from './stored-secrets.js';
 import {
   buildRestRequest,
+  placeValue,
   RequestBuildError,
   type RestProtocol,
   type SerializedRequest,
@@ -91,6 +94,7 @@ export class ExecutionService {
     private readonly httpBasic: HttpBasicSchemeStrategy,
     private readonly httpBearer: HttpBearerSchemeStrategy,
     private readonly oauth2: OAuth2SchemeStrategy,
+    private readonly secrets: StoredSecrets,
   ) {}
 
   executeFunction(
@@ -239,7 +243,10 @@ export class ExecutionService {
   }
 
   private async run(target: ExecutionTarget, input: Record<string, unknown>): Promise<RunOutcome> {
-    const authorization = await this.strategy(target.configuration.row.security_scheme).authorize(target);
+    const authorization = this.withExtraCredentials(
+      target,
+      await this.strategy(target.configuration.row.security_scheme).authorize(target),
+    );
     const fn = target.function.fn;
     let outcome: RunOutcome;
     try {
@@ -271,6 +278,37 @@ export class ExecutionService {
       outcome.error = scrub(outcome.error, authorization.secrets);
     }
     return outcome;
+  }
+
+  /**
+   * The authorization with the credentials an operation's combined requirement needs beside the account's
+   * (extraCredentials); the same authorization for every other function.
+   */
+  private withExtraCredentials(target: ExecutionTarget, authorization: Authorization): Authorization {
+    const requirements = (target.function.fn.protocol_data as RestProtocol).openapi?.security;
+    if (requirements === undefined) {
+      return authorization;
+    }
+    const given = this.secrets.configuration(target.configuration).extra_credentials ?? {};
+    const extras = extraCredentials(
+      target.function.fn.name,
+      requirements,
+      target.configuration.row.security_scheme,
+      given,
+    );
+    if (extras.length === 0) {
+      return authorization;
+    }
+    return {
+      credentials: authorization.credentials,
+      secrets: [...authorization.secrets, ...extras.map((extra) => extra.value)],
+      apply: (request) => {
+        authorization.apply(request);
+        for (const extra of extras) {
+          placeValue(request, extra.in, extra.name, extra.value);
+        }
+      },
+    };
   }
 
   private strategy(scheme: SecurityScheme): SecuritySchemeStrategy {

@@ -62,6 +62,22 @@ export class FunctionsRepository {
     return rows.map((row) => row.server);
   }
 
+  /**
+   * The document's names of the apiKey schemes that the app's functions combine with another (their stored
+   * requirements), whose values an app configuration gives in `extra_credentials`.
+   */
+  async extraCredentialSchemesOfApp(appName: string): Promise<string[]> {
+    const rows: { scheme: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT member ->> 'scheme' AS scheme
+         FROM functions,
+              jsonb_array_elements(protocol_data #> '{openapi,security}') AS requirement,
+              jsonb_array_elements(requirement) AS member
+        WHERE app_name = $1 AND jsonb_typeof(protocol_data #> '{openapi,security}') = 'array' AND member ? 'in'`,
+      [appName],
+    );
+    return rows.map((row) => row.scheme).sort();
+  }
+
   /** Visible functions, whole rows, by name: all of them or those of some apps or names, optionally one page. */
   findVisible(filter: VisibleFunctionFilter = {}): Promise<FunctionEntity[]> {
     const query = this.visible();

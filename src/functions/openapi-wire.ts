@@ -18,6 +18,24 @@ export interface OpenApiWire {
    * holds it with every variable at its default, and an app configuration's `server_variables` replace them.
    */
   server?: ServerTemplate;
+  /**
+   * The operation's security requirements when one of them combines schemes (AND): alternatives (OR), each the
+   * schemes it needs together. Absent when every requirement is a single scheme (the configured scheme serves).
+   */
+  security?: SecurityMember[][];
+}
+
+/**
+ * One scheme of a security requirement, by its name in the document. `kind`: it is the app's catalogue scheme of
+ * that kind (the linked account's credential serves when the configuration uses it). `in` and `name`: an apiKey
+ * scheme's place, where a value from the app configuration's `extra_credentials` goes otherwise. A member with
+ * neither cannot be sent.
+ */
+export interface SecurityMember {
+  scheme: string;
+  kind?: 'api_key' | 'http_basic' | 'http_bearer' | 'oauth2';
+  in?: 'header' | 'query' | 'cookie';
+  name?: string;
 }
 
 /** An absolute server URL with `{variables}` (OpenAPI's Server Object), each with its default and choices. */

@@ -3,9 +3,9 @@ import type { AppFile, FunctionFile } from '../catalog-files.js';
 import { appNameFrom, functionNames, normaliseName, operationKey } from './openapi-names.js';
 import { buildFunction, type Operation } from './openapi-operation.js';
 import { cleanText, isNode } from './openapi-schema.js';
-import { mapSecurity } from './openapi-security.js';
+import { mapSecurity, operationSecurity } from './openapi-security.js';
 import { documentServer, isAbsolute, operationServer } from './openapi-servers.js';
-import type { OpenApiWire } from '../../functions/openapi-wire.js';
+import type { OpenApiWire, SecurityMember } from '../../functions/openapi-wire.js';
 
 type Node = Record<string, unknown>;
 
@@ -78,7 +78,8 @@ export function mapOpenApiDocument(
   const notes: string[] = server.note ? [server.note] : [];
   const skipped: SkippedOperation[] = [];
   const operations = selectOperations(doc, options, skipped);
-  const security = mapSecurity(doc, operations, name, options.oidcDiscovery, notes);
+  const members = new Map<string, SecurityMember>();
+  const security = mapSecurity(doc, operations, name, options.oidcDiscovery, notes, members);
   for (const kind of options.addSchemes ?? []) {
     security[kind] ??= {};
   }
@@ -105,6 +106,11 @@ export function mapOpenApiDocument(
     const template = own ? own.template : server.template;
     if (typeof built !== 'string' && template) {
       (built.protocol_data.openapi as OpenApiWire).server = template;
+    }
+    // Requirements that combine schemes (AND) are kept with the function, with their alternatives (OR).
+    const requirements = operationSecurity(doc, operation.op, members);
+    if (typeof built !== 'string' && requirements) {
+      (built.protocol_data.openapi as OpenApiWire).security = requirements;
     }
     if (typeof built === 'string') {
       skipped.push({ operation: label, reason: built });

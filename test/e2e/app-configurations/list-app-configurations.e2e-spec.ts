@@ -44,6 +44,7 @@ describe('GET /v1/app-configurations (listAppConfigurations)', () => {
           'created_at',
           'enabled',
           'enabled_functions',
+          'extra_credentials',
           'id',
           'owner_execution_limit',
           'project_id',
