@@ -107,6 +107,9 @@ describe('security requirements: alternatives (OR) and combinations (AND)', { ti
     ]);
     const schemes: string[] = (await app.get('/v1/apps/COMBO')).body.security_schemes;
     expect([...schemes].sort()).toEqual(['api_key', 'http_bearer']);
+    // The same document again: the same records.
+    const again = await app.app.get(OpenApiImportService).importSources([join(folder, 'combo.json')], { secrets: {} });
+    expect(again.functions).toEqual({ added: [], updated: [], unchanged: 4 });
   });
 
   it('refuses a combination it cannot satisfy, naming what is missing, before anything is sent', async () => {
