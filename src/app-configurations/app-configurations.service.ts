@@ -156,8 +156,15 @@ export class AppConfigurationsService {
     }
     const extrasInput = input.extra_credentials ?? undefined;
     if (overrides !== undefined || extrasInput !== undefined) {
-      // One sealed object holds both secrets: the one not changed is kept as it was.
-      const kept = configuration.secrets ? this.secretBox.openJson<AppConfigurationSecrets>(configuration.secrets) : {};
+      // One sealed object holds both secrets: the one not changed is kept as it was (opened only when there is one).
+      const keepsOther =
+        overrides === undefined
+          ? configuration.security_scheme_overrides?.oauth2 !== undefined
+          : extrasInput === undefined && configuration.extra_credential_names.length > 0;
+      const kept: AppConfigurationSecrets =
+        keepsOther && configuration.secrets
+          ? this.secretBox.openJson<AppConfigurationSecrets>(configuration.secrets)
+          : {};
       if (overrides !== undefined) {
         const { stored, clientSecret } = plainOverrides(overrides);
         changes.security_scheme_overrides = stored;
