@@ -4,8 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * An app configuration's values for the server variables of an imported OpenAPI document (`{}`: the defaults), and
  * the names of its extra credentials (their values are sealed in `secrets`).
  */
-export class ServerVariables1770300000000 implements MigrationInterface {
-  name = 'ServerVariables1770300000000';
+export class ServerVariables1770400000000 implements MigrationInterface {
+  name = 'ServerVariables1770400000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "app_configurations" ADD "server_variables" jsonb NOT NULL DEFAULT '{}'`);
