@@ -15,6 +15,14 @@ export class AppConfigurationEntity extends AppUseRow {
   @Column({ type: 'text', nullable: true })
   secrets: string | null;
 
+  /** Values of the server variables of the app's imported OpenAPI document, by name; `{}`: their defaults. */
+  @Column('jsonb', { default: () => "'{}'" })
+  server_variables: Record<string, string>;
+
+  /** Names of the extra credentials (values sealed in `secrets`), by the document's scheme names. */
+  @Column('text', { array: true, default: () => "'{}'" })
+  extra_credential_names: string[];
+
   @Column('boolean')
   enabled: boolean;
 

@@ -103,6 +103,39 @@ function OverridesField(options: { nullable?: boolean; description: string }): P
   );
 }
 
+/**
+ * Values of server variables by name. That each names a variable the app's document declares, is a string and
+ * is one of its `enum` is checked by the service (422 naming the variable).
+ */
+function ServerVariablesField(options: { nullable?: boolean; description: string }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      nullable: options.nullable,
+      description: options.description,
+      example: { region: 'eu' },
+    }),
+    IsOptional(),
+    dictType(),
+  );
+}
+
+/** Secret values by the document's scheme names; which names an app takes is checked by the service. */
+function ExtraCredentialsField(options: { nullable?: boolean; description: string }): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string', minLength: 1, maxLength: 4096 },
+      nullable: options.nullable,
+      description: options.description,
+      example: { AppId: 'my-application-id' },
+    }),
+    IsOptional(),
+    dictType(),
+  );
+}
+
 export class AppConfigurationCreate {
   @RequiredString({ description: 'Name of the app to configure', example: 'GITHUB' })
   app_name: string;
@@ -119,6 +152,23 @@ export class AppConfigurationCreate {
       '`extra_forbidden`.',
   })
   security_scheme_overrides?: SecuritySchemeOverrides;
+
+  @ServerVariablesField({
+    description:
+      "Values of the server variables of the app's imported OpenAPI document (`https://{region}.example.com`), by " +
+      'name; the others keep their defaults. Each must be a variable the document declares, one of its `enum` ' +
+      'values when it has one, and a variable that chooses the host freely keeps its default unless the document ' +
+      'lists values (else 422 naming it; see docs/execution.md). ACI-format apps declare none.',
+  })
+  server_variables?: Record<string, string>;
+
+  @ExtraCredentialsField({
+    description:
+      "Credentials that an imported operation's security requirement combines with the linked account's (an API " +
+      'key plus an app-id header, say), by the scheme names of the document: apiKey schemes that some function of ' +
+      'the app needs beside another (else 422 naming it). Stored encrypted, only ever returned masked.',
+  })
+  extra_credentials?: Record<string, string>;
 
   @OptionalBoolean({ description: 'Whether the configuration is enabled', default: true })
   enabled?: boolean;
@@ -161,6 +211,21 @@ export class AppConfigurationUpdate {
       'refused with 422 `extra_forbidden`.',
   })
   security_scheme_overrides?: SecuritySchemeOverrides | null;
+
+  @ServerVariablesField({
+    nullable: true,
+    description:
+      'Replaces the server variables as a whole (`{}` returns every variable to its default); checked as on ' +
+      'create. Absent or null: unchanged',
+  })
+  server_variables?: Record<string, string> | null;
+
+  @ExtraCredentialsField({
+    nullable: true,
+    description:
+      'Replaces the extra credentials as a whole (`{}` removes them); checked as on create. Absent or null: unchanged',
+  })
+  extra_credentials?: Record<string, string> | null;
 
   @OptionalBoolean({ description: 'Enable or disable the configuration', nullable: true })
   enabled?: boolean | null;
@@ -225,6 +290,22 @@ export class AppConfigurationPublic extends AppUsePublic {
 
   @ApiProperty({ type: SecuritySchemeOverridesPublic, description: 'Secrets are masked' })
   security_scheme_overrides: SecuritySchemeOverridesPublic;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Values chosen for server variables, by name; `{}`: every variable at its default',
+    example: { region: 'eu' },
+  })
+  server_variables: Record<string, string>;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: `The extra credentials set, by scheme name, each masked as "${MASKED_SECRET}"`,
+    example: { AppId: MASKED_SECRET },
+  })
+  extra_credentials: Record<string, string>;
 
   @ApiProperty()
   enabled: boolean;

@@ -24,6 +24,8 @@ export type ConfigurationChanges = Partial<
     | 'all_functions_enabled'
     | 'enabled_functions'
     | 'owner_execution_limit'
+    | 'server_variables'
+    | 'extra_credential_names'
   >
 >;
 

@@ -73,7 +73,10 @@ describe('AppConfigurationsService', () => {
     const apps = {
       findVisibleByName: (name: string) => Promise.resolve((rows.apps[name] as AppEntity | undefined) ?? null),
     };
-    const functions = { visibleNamesOfApp: (name: string) => Promise.resolve(rows.functions[name] ?? []) };
+    const functions = {
+      visibleNamesOfApp: (name: string) => Promise.resolve(rows.functions[name] ?? []),
+      extraCredentialSchemesOfApp: () => Promise.resolve(['AppId']),
+    };
     service = new AppConfigurationsService(
       rows.repository as unknown as AppConfigurationsRepository,
       apps as unknown as AppsRepository,
@@ -137,6 +140,22 @@ describe('AppConfigurationsService', () => {
       await create({ all_functions_enabled: false, enabled_functions: ['MAIL__SEND'] });
       rows.published.length = 0;
       rows.audited.length = 0;
+    });
+
+    it('the client secret and the extra credentials share one sealed value: changing one keeps the other', async () => {
+      const update = (input: object) => service.updateAppConfiguration('p1', ACTOR, 'MAIL', input);
+      const opened = () =>
+        box.openJson((rows.configurations.get('p1/MAIL') as AppConfigurationEntity).secrets as string);
+      await update({ security_scheme_overrides: { oauth2: { client_id: 'id-1', client_secret: 'client-secret' } } });
+      const withExtras = await update({ extra_credentials: { AppId: 'app-id-1' } });
+      expect(withExtras.extra_credentials).toEqual({ AppId: '****' });
+      expect(opened()).toEqual({ oauth2_client_secret: 'client-secret', extra_credentials: { AppId: 'app-id-1' } });
+      await update({ security_scheme_overrides: { oauth2: { client_id: 'id-2', client_secret: 'new-secret' } } });
+      expect(opened()).toEqual({ oauth2_client_secret: 'new-secret', extra_credentials: { AppId: 'app-id-1' } });
+      expect((await update({ extra_credentials: {} })).extra_credentials).toEqual({});
+      expect(opened()).toEqual({ oauth2_client_secret: 'new-secret' });
+      await update({ security_scheme_overrides: {} });
+      expect((rows.configurations.get('p1/MAIL') as AppConfigurationEntity).secrets).toBeNull();
     });
 
     it('asks the repository to write only the columns the input changes', async () => {

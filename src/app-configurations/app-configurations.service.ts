@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '../../libs/common/src/index.js';
+import { RequestValidationError, SecretBox, type ValidationIssue } from '../../libs/common/src/index.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
@@ -9,6 +9,7 @@ import type { Actor } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
+import { serverVariableProblem } from '../functions/openapi-wire.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
 import {
   type AppConfigurationCreate,
@@ -35,6 +36,8 @@ import {
 /** Sealed JSON in `app_configurations.secrets`: the secret parts of the overrides. */
 export interface AppConfigurationSecrets {
   oauth2_client_secret?: string;
+  /** Values of `extra_credentials`, by the document's scheme names. */
+  extra_credentials?: Record<string, string>;
 }
 
 interface Enablement {
@@ -68,7 +71,10 @@ export class AppConfigurationsService {
       input.all_functions_enabled ?? true,
       input.enabled_functions ?? [],
     );
-    const { stored, secrets } = this.sealOverrides(input.security_scheme_overrides);
+    const { stored, clientSecret } = plainOverrides(input.security_scheme_overrides);
+    const serverVariables = await this.serverVariables(app.name, input.server_variables);
+    const extras = await this.extraCredentials(app.name, input.extra_credentials);
+    const secrets = this.seal({ oauth2_client_secret: clientSecret, extra_credentials: extras });
     const configuration: NewAppConfiguration = {
       id: randomUUID(),
       project_id: projectId,
@@ -76,6 +82,8 @@ export class AppConfigurationsService {
       security_scheme: input.security_scheme,
       security_scheme_overrides: stored,
       secrets,
+      server_variables: serverVariables,
+      extra_credential_names: Object.keys(extras ?? {}).sort(),
       enabled: input.enabled ?? true,
       owner_execution_limit: input.owner_execution_limit ? input.owner_execution_limit : null,
       ...enablement,
@@ -146,10 +154,31 @@ export class AppConfigurationsService {
         changes.enabled_functions = enablement.enabled_functions;
       }
     }
-    if (overrides !== undefined) {
-      const { stored, secrets } = this.sealOverrides(overrides);
-      changes.security_scheme_overrides = stored;
-      changes.secrets = secrets;
+    const extrasInput = input.extra_credentials ?? undefined;
+    if (overrides !== undefined || extrasInput !== undefined) {
+      // One sealed object holds both secrets: the one not changed is kept as it was (opened only when there is one).
+      const keepsOther =
+        overrides === undefined
+          ? configuration.security_scheme_overrides?.oauth2 !== undefined
+          : extrasInput === undefined && configuration.extra_credential_names.length > 0;
+      const kept: AppConfigurationSecrets =
+        keepsOther && configuration.secrets
+          ? this.secretBox.openJson<AppConfigurationSecrets>(configuration.secrets)
+          : {};
+      if (overrides !== undefined) {
+        const { stored, clientSecret } = plainOverrides(overrides);
+        changes.security_scheme_overrides = stored;
+        kept.oauth2_client_secret = clientSecret;
+      }
+      if (extrasInput !== undefined) {
+        const extras = await this.extraCredentials(configuration.app_name, extrasInput);
+        changes.extra_credential_names = Object.keys(extras ?? {}).sort();
+        kept.extra_credentials = extras;
+      }
+      changes.secrets = this.seal(kept);
+    }
+    if (input.server_variables !== undefined && input.server_variables !== null) {
+      changes.server_variables = await this.serverVariables(configuration.app_name, input.server_variables);
     }
     if (input.enabled !== undefined && input.enabled !== null) {
       changes.enabled = input.enabled;
@@ -171,7 +200,7 @@ export class AppConfigurationsService {
       action: 'app_configuration.updated',
       resourceId: updated.id,
       before: configuration,
-      after: changes.secrets ? { ...updated, client_secret_replaced: true } : updated,
+      after: overrides?.oauth2 ? { ...updated, client_secret_replaced: true } : updated,
     });
     await this.changes.publish('app_configurations', projectId);
     return toPublic(updated);
@@ -244,26 +273,102 @@ export class AppConfigurationsService {
     return { all_functions_enabled: false, enabled_functions: names };
   }
 
-  /** Splits overrides into what may sit in plain jsonb and the sealed secrets. */
-  private sealOverrides(overrides: SecuritySchemeOverrides | undefined): {
-    stored: AppConfigurationEntity['security_scheme_overrides'];
-    secrets: string | null;
-  } {
-    const oauth2 = overrides?.oauth2;
-    if (!oauth2) {
-      return { stored: {}, secrets: null };
+  /**
+   * Server variable values as given, once each is known to be a string naming a variable that the app's
+   * functions declare, and one that every server declaring it takes; else 422 listing each problem with its field.
+   */
+  private async serverVariables(
+    appName: string,
+    given: Record<string, unknown> | undefined,
+  ): Promise<Record<string, string>> {
+    const entries = Object.entries(given ?? {});
+    if (entries.length === 0) {
+      return {};
     }
-    const plain: Record<string, unknown> = { client_id: oauth2.client_id };
-    // Optional fields sent as null are not stored at all.
-    if (typeof oauth2.redirect_url === 'string') {
-      plain.redirect_url = oauth2.redirect_url;
+    const templates = await this.functions.serverTemplatesOfApp(appName);
+    const known = [...new Set(templates.flatMap((template) => Object.keys(template.variables)))].sort();
+    const issues: ValidationIssue[] = [];
+    for (const [name, value] of entries) {
+      const loc = ['body', 'server_variables', name];
+      const declaring = templates.filter((template) => name in template.variables);
+      if (declaring.length === 0) {
+        const offered = known.length > 0 ? `it declares: ${known.join(', ')}` : 'it declares none';
+        issues.push({ loc, type: 'value_error', msg: `App ${appName} has no server variable ${name}; ${offered}` });
+      } else if (typeof value !== 'string') {
+        issues.push({ loc, type: 'string_type', msg: 'Input should be a valid string' });
+      } else {
+        const problem = declaring.map((template) => serverVariableProblem(template, name, value)).find(Boolean);
+        if (problem !== undefined) {
+          issues.push({ loc, type: 'value_error', msg: problem });
+        }
+      }
     }
-    if (typeof oauth2.scope === 'string') {
-      plain.scope = oauth2.scope;
+    if (issues.length > 0) {
+      throw new RequestValidationError(issues);
     }
-    const secrets: AppConfigurationSecrets = { oauth2_client_secret: oauth2.client_secret };
-    return { stored: { oauth2: plain }, secrets: this.secretBox.sealJson(secrets) };
+    return Object.fromEntries(entries) as Record<string, string>;
   }
+
+  /**
+   * Extra credentials as given, once each names an apiKey scheme that some function of the app combines with
+   * another and is a non-empty string without control characters; else 422 naming each. Undefined when empty.
+   */
+  private async extraCredentials(
+    appName: string,
+    given: Record<string, unknown> | undefined,
+  ): Promise<Record<string, string> | undefined> {
+    const entries = Object.entries(given ?? {});
+    if (entries.length === 0) {
+      return undefined;
+    }
+    const known = await this.functions.extraCredentialSchemesOfApp(appName);
+    const issues: ValidationIssue[] = [];
+    for (const [name, value] of entries) {
+      const loc = ['body', 'extra_credentials', name];
+      if (!known.includes(name)) {
+        const offered = known.length > 0 ? `those it takes: ${known.join(', ')}` : 'it takes none';
+        issues.push({
+          loc,
+          type: 'value_error',
+          msg: `No function of app ${appName} combines scheme ${name} with another; ${offered}`,
+        });
+      } else if (typeof value !== 'string' || value.length === 0 || value.length > 4096) {
+        issues.push({ loc, type: 'string_type', msg: 'Input should be a string of 1 to 4096 characters' });
+      } else if (/\p{Cc}/u.test(value)) {
+        issues.push({ loc, type: 'value_error', msg: 'Input should have no control characters' });
+      }
+    }
+    if (issues.length > 0) {
+      throw new RequestValidationError(issues);
+    }
+    return Object.fromEntries(entries) as Record<string, string>;
+  }
+
+  /** The secrets sealed as one value; null when there is none. */
+  private seal(secrets: AppConfigurationSecrets): string | null {
+    const present = Object.fromEntries(Object.entries(secrets).filter(([, value]) => value !== undefined));
+    return Object.keys(present).length > 0 ? this.secretBox.sealJson(present) : null;
+  }
+}
+
+/** Splits overrides into what may sit in plain jsonb and the client secret, which is sealed. */
+function plainOverrides(overrides: SecuritySchemeOverrides | undefined): {
+  stored: AppConfigurationEntity['security_scheme_overrides'];
+  clientSecret: string | undefined;
+} {
+  const oauth2 = overrides?.oauth2;
+  if (!oauth2) {
+    return { stored: {}, clientSecret: undefined };
+  }
+  const plain: Record<string, unknown> = { client_id: oauth2.client_id };
+  // Optional fields sent as null are not stored at all.
+  if (typeof oauth2.redirect_url === 'string') {
+    plain.redirect_url = oauth2.redirect_url;
+  }
+  if (typeof oauth2.scope === 'string') {
+    plain.scope = oauth2.scope;
+  }
+  return { stored: { oauth2: plain }, clientSecret: oauth2.client_secret };
 }
 
 function assertSchemeSupported(app: AppEntity, scheme: SecurityScheme): void {
@@ -291,6 +396,8 @@ function toPublic(row: AppConfigurationEntity): AppConfigurationPublic {
     app_name: row.app_name,
     security_scheme: row.security_scheme,
     security_scheme_overrides: overrides,
+    server_variables: row.server_variables ?? {},
+    extra_credentials: Object.fromEntries((row.extra_credential_names ?? []).map((name) => [name, MASKED_SECRET])),
     enabled: row.enabled,
     all_functions_enabled: row.all_functions_enabled,
     enabled_functions: row.enabled_functions,

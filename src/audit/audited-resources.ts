@@ -16,6 +16,8 @@ export const AUDITED_RESOURCES = {
       'all_functions_enabled',
       'enabled_functions',
       'owner_execution_limit',
+      // The names of the extra credentials, never their values.
+      'extra_credential_names',
       'deleted_linked_accounts',
       // True when an update replaced the OAuth 2.0 client secret (its value is never recorded).
       'client_secret_replaced',

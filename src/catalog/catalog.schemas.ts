@@ -200,6 +200,43 @@ const restProtocolData = {
             base64_text: { const: true },
           },
         },
+        security: {
+          type: 'array',
+          items: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['scheme'],
+              properties: {
+                scheme: { type: 'string', minLength: 1 },
+                kind: { enum: ['api_key', 'http_basic', 'http_bearer', 'oauth2'] },
+                in: { enum: ['header', 'query', 'cookie'] },
+                name: { type: 'string', minLength: 1 },
+              },
+            },
+          },
+        },
+        server: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url', 'variables'],
+          properties: {
+            url: { type: 'string', pattern: '^https?://' },
+            variables: {
+              type: 'object',
+              additionalProperties: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['default'],
+                properties: {
+                  default: { type: 'string' },
+                  enum: { type: 'array', minItems: 1, items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
       },
     },
   },

@@ -141,6 +141,7 @@ describe('ExecutionService (the execution pipeline)', () => {
       new HttpBasicSchemeStrategy(secrets),
       new HttpBearerSchemeStrategy(secrets),
       {} as OAuth2SchemeStrategy,
+      secrets,
     );
   });
 

@@ -36,10 +36,14 @@ import { ExecutionRepository } from './execution.repository.js';
 import { FunctionInputs } from './function-input.js';
 import { McpExecutor } from './mcp-executor.js';
 import { RestExecutor } from './rest-executor.js';
-import { buildOpenApiRequest, type OpenApiProtocol } from './openapi-request.js';
+import { buildOpenApiRequest, type OpenApiProtocol, withServerVariables } from './openapi-request.js';
+import { ServerVariableError } from '../functions/openapi-wire.js';
 import { InexpressibleInputError } from './parameter-styles.js';
+import { extraCredentials } from './security-requirements.js';
+import { StoredSecrets } from './stored-secrets.js';
 import {
   buildRestRequest,
+  placeValue,
   RequestBuildError,
   type RestProtocol,
   type SerializedRequest,
@@ -90,6 +94,7 @@ export class ExecutionService {
     private readonly httpBasic: HttpBasicSchemeStrategy,
     private readonly httpBearer: HttpBearerSchemeStrategy,
     private readonly oauth2: OAuth2SchemeStrategy,
+    private readonly secrets: StoredSecrets,
   ) {}
 
   executeFunction(
@@ -238,13 +243,23 @@ export class ExecutionService {
   }
 
   private async run(target: ExecutionTarget, input: Record<string, unknown>): Promise<RunOutcome> {
-    const authorization = await this.strategy(target.configuration.row.security_scheme).authorize(target);
+    const authorization = this.withExtraCredentials(
+      target,
+      await this.strategy(target.configuration.row.security_scheme).authorize(target),
+    );
     const fn = target.function.fn;
     let outcome: RunOutcome;
     try {
       switch (fn.protocol) {
         case 'rest':
-          outcome = await this.runRest(fn.app_name, fn.name, fn.protocol_data as RestProtocol, input, authorization);
+          outcome = await this.runRest(
+            fn.app_name,
+            fn.name,
+            fn.protocol_data as RestProtocol,
+            input,
+            authorization,
+            target.configuration.row.server_variables,
+          );
           break;
         case 'connector':
           outcome = await this.runConnector(fn.name, input, authorization, target);
@@ -263,6 +278,37 @@ export class ExecutionService {
       outcome.error = scrub(outcome.error, authorization.secrets);
     }
     return outcome;
+  }
+
+  /**
+   * The authorization with the credentials an operation's combined requirement needs beside the account's
+   * (extraCredentials); the same authorization for every other function.
+   */
+  private withExtraCredentials(target: ExecutionTarget, authorization: Authorization): Authorization {
+    const requirements = (target.function.fn.protocol_data as RestProtocol).openapi?.security;
+    if (requirements === undefined) {
+      return authorization;
+    }
+    const given = this.secrets.configuration(target.configuration).extra_credentials ?? {};
+    const extras = extraCredentials(
+      target.function.fn.name,
+      requirements,
+      target.configuration.row.security_scheme,
+      given,
+    );
+    if (extras.length === 0) {
+      return authorization;
+    }
+    return {
+      credentials: authorization.credentials,
+      secrets: [...authorization.secrets, ...extras.map((extra) => extra.value)],
+      apply: (request) => {
+        authorization.apply(request);
+        for (const extra of extras) {
+          placeValue(request, extra.in, extra.name, extra.value);
+        }
+      },
+    };
   }
 
   private strategy(scheme: SecurityScheme): SecuritySchemeStrategy {
@@ -286,15 +332,21 @@ export class ExecutionService {
     protocol: RestProtocol,
     input: Record<string, unknown>,
     authorization: Authorization,
+    serverVariables: Record<string, string> | undefined,
   ): Promise<RunOutcome> {
     let request;
     try {
       request = protocol.openapi
-        ? buildOpenApiRequest(protocol as OpenApiProtocol, input)
+        ? buildOpenApiRequest(withServerVariables(protocol as OpenApiProtocol, serverVariables), input)
         : buildRestRequest(protocol, input);
     } catch (error) {
       if (error instanceof InexpressibleInputError) {
         throw new FunctionInputInvalidError(name, [error.message]);
+      }
+      if (error instanceof ServerVariableError) {
+        throw new ExecutionFailure(
+          `Cannot build the request of ${name}: the app configuration's ${error.message}; change its server_variables`,
+        );
       }
       if (error instanceof RequestBuildError) {
         throw new ExecutionFailure(`Cannot build the request of ${name}: ${error.message}`);

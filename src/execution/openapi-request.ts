@@ -1,4 +1,4 @@
-import type { OpenApiWire } from '../functions/openapi-wire.js';
+import { type OpenApiWire, resolveServer } from '../functions/openapi-wire.js';
 import { encodeBody, isJson } from './openapi-body.js';
 import { cookiePieces, headerValue, InexpressibleInputError, pathValue, queryPieces } from './parameter-styles.js';
 import { type OutboundRequest, parseServerUrl, type RestProtocol, setHeader, USER_AGENT } from './rest-request.js';
@@ -69,6 +69,27 @@ export function buildOpenApiRequest(protocol: OpenApiProtocol, input: Json): Out
     }
   }
   return request;
+}
+
+/**
+ * The protocol with its server URL built from the app configuration's server variables, when its server
+ * has variables and the configuration gives values; as it is otherwise. A value the server's `enum` does
+ * not allow throws ServerVariableError.
+ */
+export function withServerVariables(
+  protocol: OpenApiProtocol,
+  values: Record<string, string> | undefined,
+): OpenApiProtocol {
+  const template = protocol.openapi.server;
+  if (template === undefined || values === undefined) {
+    return protocol;
+  }
+  for (const name in values) {
+    if (name in template.variables) {
+      return { ...protocol, server_url: resolveServer(template, values) };
+    }
+  }
+  return protocol;
 }
 
 function entries(section: unknown): [string, unknown][] {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
@@ -71,31 +72,98 @@ export class RestExecutor {
   }
 }
 
-/** 2xx → the parsed JSON (text when not JSON, `{}` when empty); otherwise the status and the body. */
+/**
+ * 2xx → `data` (see responseData); otherwise the status and the body, shown as text (a binary body by its
+ * size and media type only).
+ */
 export function toOutcome(answer: UpstreamAnswer): RunOutcome {
-  const text = answer.body.toString('utf8');
-  const parsed = parseBody(text);
+  const data = responseData(answer);
   if (answer.status >= 200 && answer.status < 300) {
-    return { success: true, data: parsed.value, error: null, upstreamStatus: answer.status };
+    return { success: true, data: data.value, error: null, upstreamStatus: answer.status };
   }
-  let shown = parsed.json ? JSON.stringify(parsed.value) : text;
+  let shown = data.kind === 'json' ? JSON.stringify(data.value) : data.kind === 'text' ? (data.value as string) : '';
   if (shown.length > MAX_ERROR_BODY_CHARS) {
     shown = `${shown.slice(0, MAX_ERROR_BODY_CHARS)}… (${shown.length - MAX_ERROR_BODY_CHARS} more characters)`;
   }
-  const error = shown
-    ? `Upstream answered HTTP ${answer.status}: ${shown}`
-    : `Upstream answered HTTP ${answer.status} with an empty body`;
+  let error: string;
+  if (data.kind === 'binary') {
+    const file = data.value as BinaryData;
+    error = `Upstream answered HTTP ${answer.status} with a ${file.size_bytes}-byte ${file.media_type} body (binary, not shown)`;
+  } else {
+    error = shown
+      ? `Upstream answered HTTP ${answer.status}: ${shown}`
+      : `Upstream answered HTTP ${answer.status} with an empty body`;
+  }
   return { success: false, data: null, error, upstreamStatus: answer.status };
 }
 
-function parseBody(text: string): { value: unknown; json: boolean } {
-  if (text === '') {
-    return { value: {}, json: false };
+/** A binary answer in `data`: its bytes in base64, with their media type and count. */
+export interface BinaryData {
+  media_type: string;
+  size_bytes: number;
+  base64: string;
+}
+
+/** How an answer's body was read into `data`. */
+export interface ResponseData {
+  kind: 'json' | 'text' | 'binary' | 'empty';
+  value: unknown;
+}
+
+const JSON_TYPE = /^application\/([^;]*\+)?json\b/;
+const TEXT_TYPE =
+  /^(text\/|application\/([^;]*\+)?(xml|yaml|x-yaml|javascript|x-javascript|ecmascript|x-ndjson|csv|sql|graphql|jwt|x-www-form-urlencoded)\b|image\/svg\+xml)/;
+
+/**
+ * The body of an answer as `data`, one rule for every function:
+ * - empty (or only white space) → `{}`;
+ * - JSON → the parsed value, whatever the label (APIs often send JSON as `text/plain` or `text/html`);
+ * - otherwise text when the Content-Type says text (JSON, `text/*`, XML, YAML, CSV…; decoded with its charset), or
+ *   when there is none and the bytes are UTF-8;
+ * - anything else (an image, a PDF, `application/octet-stream`, bytes that are not UTF-8 without a
+ *   Content-Type) → `{ media_type, size_bytes, base64 }`. The body was read within
+ *   EXECUTION_MAX_RESPONSE_BYTES, which counts the bytes received, not their base64.
+ */
+export function responseData(answer: UpstreamAnswer): ResponseData {
+  const body = answer.body;
+  if (body.length === 0) {
+    return { kind: 'empty', value: {} };
+  }
+  const header = answer.headers['content-type'];
+  const contentType = (Array.isArray(header) ? header[0] : header) ?? '';
+  const mediaType = contentType.split(';', 1)[0].trim().toLowerCase();
+  const textual = mediaType !== '' && (JSON_TYPE.test(mediaType) || TEXT_TYPE.test(mediaType));
+  if (!textual && !isUtf8(body)) {
+    return { kind: 'binary', value: binaryData(mediaType || 'application/octet-stream', body) };
+  }
+  const text = textual ? decodeText(body, contentType) : body.toString('utf8');
+  try {
+    return { kind: 'json', value: JSON.parse(text) as unknown };
+  } catch {
+    if (text.trim() === '') {
+      return { kind: 'empty', value: {} };
+    }
+    // A label that says neither JSON nor text keeps its bytes, even when they happen to be UTF-8.
+    return textual || mediaType === ''
+      ? { kind: 'text', value: text }
+      : { kind: 'binary', value: binaryData(mediaType, body) };
+  }
+}
+
+function binaryData(mediaType: string, body: Buffer): BinaryData {
+  return { media_type: mediaType, size_bytes: body.length, base64: body.toString('base64') };
+}
+
+/** Text in the charset its Content-Type names; UTF-8 when it names none, or one this runtime does not know. */
+function decodeText(body: Buffer, contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1].toLowerCase();
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') {
+    return body.toString('utf8');
   }
   try {
-    return { value: JSON.parse(text) as unknown, json: true };
+    return new TextDecoder(charset).decode(body);
   } catch {
-    return { value: text.trim() === '' ? {} : text, json: false };
+    return body.toString('utf8');
   }
 }
 

@@ -48,4 +48,40 @@ describe('toOutcome', () => {
     const outcome = toOutcome({ status: 500, headers: {}, body: Buffer.from('e'.repeat(5000)) });
     expect(outcome.error).toBe(`Upstream answered HTTP 500: ${'e'.repeat(4000)}… (1000 more characters)`);
   });
+
+  const ok = (contentType: string | undefined, body: Buffer | string) =>
+    toOutcome({
+      status: 200,
+      headers: contentType === undefined ? {} : { 'content-type': contentType },
+      body: Buffer.from(body),
+    }).data;
+
+  it('maps JSON, text, binary and empty bodies into data', () => {
+    expect(ok('application/json; charset=utf-8', '{"a":[1]}')).toEqual({ a: [1] });
+    expect(ok('application/problem+json', '{"title":"x"}')).toEqual({ title: 'x' });
+    expect(ok('text/html', '"quoted"')).toBe('quoted');
+    expect(ok('application/json', 'not json')).toBe('not json');
+    expect(ok('text/csv', 'a,b\n1,2')).toBe('a,b\n1,2');
+    expect(ok('application/xml', '<a/>')).toBe('<a/>');
+    expect(ok(undefined, 'plain')).toBe('plain');
+    expect(ok('text/plain; charset="ISO-8859-1"', Buffer.from([0xe9]))).toBe('é');
+    expect(ok('text/plain; charset=no-such-charset', 'ok')).toBe('ok');
+    expect(ok('image/jpeg', Buffer.from([0xff, 0xd8, 0xff]))).toEqual({
+      media_type: 'image/jpeg',
+      size_bytes: 3,
+      base64: '/9j/',
+    });
+    expect(ok('Application/Octet-Stream', 'abc')).toEqual({
+      media_type: 'application/octet-stream',
+      size_bytes: 3,
+      base64: 'YWJj',
+    });
+    expect(ok(undefined, Buffer.from([0xc3]))).toEqual({
+      media_type: 'application/octet-stream',
+      size_bytes: 1,
+      base64: 'ww==',
+    });
+    expect(ok('image/png', '')).toEqual({});
+    expect(ok(undefined, '  ')).toEqual({});
+  });
 });

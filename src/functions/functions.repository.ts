@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { FunctionEntity } from './function.entity.js';
+import type { ServerTemplate } from './openapi-wire.js';
 import { configuredSql, runnableSql } from '../catalog-rules/runnable.js';
 import { visibleSql } from '../catalog-rules/visibility.js';
 
@@ -44,6 +45,32 @@ export class FunctionsRepository {
       .andWhere('f.app_name = :appName', { appName })
       .getRawMany();
     return rows.map((row) => row.name);
+  }
+
+  /** The distinct server templates of the app's functions (imported operations whose server URL has variables). */
+  async serverTemplatesOfApp(appName: string): Promise<ServerTemplate[]> {
+    const rows: { server: ServerTemplate }[] = await this.dataSource.query(
+      `SELECT DISTINCT protocol_data #> '{openapi,server}' AS server FROM functions
+        WHERE app_name = $1 AND protocol_data #> '{openapi,server}' IS NOT NULL`,
+      [appName],
+    );
+    return rows.map((row) => row.server);
+  }
+
+  /**
+   * The document's names of the apiKey schemes that the app's functions combine with another (their stored
+   * requirements), whose values an app configuration gives in `extra_credentials`.
+   */
+  async extraCredentialSchemesOfApp(appName: string): Promise<string[]> {
+    const rows: { scheme: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT member ->> 'scheme' AS scheme
+         FROM functions,
+              jsonb_array_elements(protocol_data #> '{openapi,security}') AS requirement,
+              jsonb_array_elements(requirement) AS member
+        WHERE app_name = $1 AND jsonb_typeof(protocol_data #> '{openapi,security}') = 'array' AND member ? 'in'`,
+      [appName],
+    );
+    return rows.map((row) => row.scheme).sort();
   }
 
   /** Visible functions, whole rows, by name: all of them or those of some apps or names, optionally one page. */

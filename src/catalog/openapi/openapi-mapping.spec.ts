@@ -57,7 +57,11 @@ describe('OpenAPI 3.0 (YAML) to catalogue records', () => {
       method: 'GET',
       path: '/pets/{petId}',
       server_url: 'https://eu.pets.example.com/v1',
-      openapi: { v: 1 },
+      // The server's template, so that an app configuration can choose another region.
+      openapi: {
+        v: 1,
+        server: { url: 'https://{region}.pets.example.com/v1', variables: { region: { default: 'eu' } } },
+      },
     });
     const p = fn.parameters as Record<string, any>;
     expect(p.required).toEqual(['path', 'query']);

@@ -3,8 +3,9 @@ import type { AppFile, FunctionFile } from '../catalog-files.js';
 import { appNameFrom, functionNames, normaliseName, operationKey } from './openapi-names.js';
 import { buildFunction, type Operation } from './openapi-operation.js';
 import { cleanText, isNode } from './openapi-schema.js';
-import { mapSecurity } from './openapi-security.js';
+import { mapSecurity, operationSecurity } from './openapi-security.js';
 import { documentServer, isAbsolute, operationServer } from './openapi-servers.js';
+import type { OpenApiWire, SecurityMember } from '../../functions/openapi-wire.js';
 
 type Node = Record<string, unknown>;
 
@@ -77,7 +78,8 @@ export function mapOpenApiDocument(
   const notes: string[] = server.note ? [server.note] : [];
   const skipped: SkippedOperation[] = [];
   const operations = selectOperations(doc, options, skipped);
-  const security = mapSecurity(doc, operations, name, options.oidcDiscovery, notes);
+  const members = new Map<string, SecurityMember>();
+  const security = mapSecurity(doc, operations, name, options.oidcDiscovery, notes, members);
   for (const kind of options.addSchemes ?? []) {
     security[kind] ??= {};
   }
@@ -99,7 +101,17 @@ export function mapOpenApiDocument(
     // A server given with --server replaces every server the document declares; else an operation's own
     // (or its path's) servers override the document's.
     const own = options.server === undefined ? operationServer(operation.pathItem, operation.op, serverUrl) : undefined;
-    const built = buildFunction(operation, names[i], (own ?? serverUrl).replace(/\/+$/, ''), leftOut);
+    const built = buildFunction(operation, names[i], (own?.url ?? serverUrl).replace(/\/+$/, ''), leftOut);
+    // A server with variables keeps its template, so that an app configuration may choose their values.
+    const template = own ? own.template : server.template;
+    if (typeof built !== 'string' && template) {
+      (built.protocol_data.openapi as OpenApiWire).server = template;
+    }
+    // Requirements that combine schemes (AND) are kept with the function, with their alternatives (OR).
+    const requirements = operationSecurity(doc, operation.op, members);
+    if (typeof built !== 'string' && requirements) {
+      (built.protocol_data.openapi as OpenApiWire).security = requirements;
+    }
     if (typeof built === 'string') {
       skipped.push({ operation: label, reason: built });
     } else if (options.maxFunctions !== undefined && functions.length >= options.maxFunctions) {

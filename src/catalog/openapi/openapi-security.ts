@@ -1,3 +1,4 @@
+import type { SecurityMember } from '../../functions/openapi-wire.js';
 import type { Operation } from './openapi-operation.js';
 import { isNode } from './openapi-schema.js';
 import { isAbsolute } from './openapi-servers.js';
@@ -15,6 +16,7 @@ export function mapSecurity(
   appName: string,
   oidcDiscovery: Node | undefined,
   notes: string[],
+  members: Map<string, SecurityMember> = new Map(),
 ): Record<string, Record<string, unknown>> {
   const components = isNode(doc.components) ? doc.components : {};
   const declared = isNode(components.securitySchemes) ? components.securitySchemes : {};
@@ -44,6 +46,13 @@ export function mapSecurity(
       continue;
     }
     const mapped = mapScheme(schemeName, scheme, appName, oidcDiscovery, notes);
+    const member: SecurityMember = { scheme: schemeName };
+    members.set(schemeName, member);
+    if (mapped?.kind === 'api_key') {
+      // Its place, for when it is combined with another scheme and its value comes from the configuration.
+      member.in = mapped.settings.location as SecurityMember['in'];
+      member.name = mapped.settings.name as string;
+    }
     if (!mapped) {
       continue;
     }
@@ -51,6 +60,7 @@ export function mapSecurity(
       notes.push(`security scheme "${schemeName}" left out: the app already has a ${mapped.kind} scheme`);
       continue;
     }
+    member.kind = mapped.kind as SecurityMember['kind'];
     schemes[mapped.kind] = mapped.settings;
     if (mapped.scopes) {
       scopes.set(mapped.kind, mapped.scopes);
@@ -168,4 +178,23 @@ function oauth2Settings(
     access_token_url: tokenUrl,
     refresh_token_url: refreshUrl,
   };
+}
+
+/**
+ * An operation's requirements (its own, else the document's) as alternatives of members, when one of them
+ * combines two schemes or more (AND); undefined otherwise, so that functions whose requirements are single
+ * schemes keep their records (the configured scheme serves them, as before).
+ */
+export function operationSecurity(
+  doc: Node,
+  op: Node,
+  members: Map<string, SecurityMember>,
+): SecurityMember[][] | undefined {
+  const requirements = (Array.isArray(op.security) ? op.security : Array.isArray(doc.security) ? doc.security : [])
+    .filter(isNode)
+    .map((requirement) => Object.keys(requirement));
+  if (!requirements.some((names) => names.length > 1)) {
+    return undefined;
+  }
+  return requirements.map((names) => names.map((name) => ({ ...(members.get(name) ?? { scheme: name }) })));
 }

@@ -1,3 +1,4 @@
+import type { ServerTemplate } from '../../functions/openapi-wire.js';
 import { isNode } from './openapi-schema.js';
 
 type Node = Record<string, unknown>;
@@ -9,14 +10,20 @@ type Node = Record<string, unknown>;
  * after it is taken; else the relative URL is resolved, as the specification says, against the
  * location of the document — which APIs.guru documents record in `info.x-origin`.
  */
-export function documentServer(doc: Node): { url?: string; note?: string } {
+export function documentServer(doc: Node): { url?: string; note?: string; template?: ServerTemplate } {
   const servers = Array.isArray(doc.servers) ? doc.servers.filter(isNode) : [];
-  const urls = servers.filter((server) => typeof server.url === 'string').map(serverWithDefaults);
+  const entries = servers.filter((server) => typeof server.url === 'string');
+  const urls = entries.map(serverWithDefaults);
   const first = urls[0];
   if (first === undefined || !isAbsolute(first)) {
-    const absolute = urls.find(isAbsolute);
-    if (absolute !== undefined) {
-      return { url: absolute, note: `server "${absolute}" used: the first server URL "${first}" is relative` };
+    const index = urls.findIndex(isAbsolute);
+    if (index >= 0) {
+      const absolute = urls[index];
+      return {
+        url: absolute,
+        note: `server "${absolute}" used: the first server URL "${first}" is relative`,
+        ...withTemplate(entries[index]),
+      };
     }
     const origin = documentOrigin(doc);
     const relative = first ?? '/';
@@ -28,8 +35,9 @@ export function documentServer(doc: Node): { url?: string; note?: string } {
         note: `server "${url}": the ${first === undefined ? 'missing server URL ("/")' : `relative server URL "${first}"`} resolved against the document's origin ${origin}`,
       };
     }
+    return { url: first };
   }
-  return { url: first };
+  return { url: first, ...withTemplate(entries[0]) };
 }
 
 /**
@@ -38,7 +46,11 @@ export function documentServer(doc: Node): { url?: string; note?: string } {
  * resolved against the document's server. Undefined when neither declares servers, or when the entry
  * cannot be made an absolute URL (a variable without a default): the document's server is used.
  */
-export function operationServer(pathItem: Node, op: Node, documentUrl: string): string | undefined {
+export function operationServer(
+  pathItem: Node,
+  op: Node,
+  documentUrl: string,
+): { url: string; template?: ServerTemplate } | undefined {
   for (const owner of [op, pathItem]) {
     const servers = Array.isArray(owner.servers) ? owner.servers.filter(isNode) : [];
     const first = servers.find((server) => typeof server.url === 'string');
@@ -50,11 +62,12 @@ export function operationServer(pathItem: Node, op: Node, documentUrl: string): 
       return undefined;
     }
     if (isAbsolute(url)) {
-      return url;
+      return { url, ...withTemplate(first) };
     }
     try {
+      // A relative entry is resolved with its variables at their defaults: its template is not kept.
       const resolved = new URL(url, `${documentUrl.replace(/\/+$/, '')}/`).href;
-      return isAbsolute(resolved) ? resolved : undefined;
+      return isAbsolute(resolved) ? { url: resolved } : undefined;
     } catch {
       return undefined;
     }
@@ -62,11 +75,41 @@ export function operationServer(pathItem: Node, op: Node, documentUrl: string): 
   return undefined;
 }
 
+/**
+ * The template of an absolute server entry whose URL has variables, each with its default and its `enum`
+ * (as text), so that an app configuration can choose other values; nothing when it has none.
+ */
+function withTemplate(server: Node | undefined): { template?: ServerTemplate } {
+  const url = typeof server?.url === 'string' ? server.url : '';
+  const names = [...url.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]);
+  const declared = isNode(server?.variables) ? server.variables : {};
+  if (names.length === 0 || !isAbsolute(serverWithDefaults(server as Node))) {
+    return {};
+  }
+  const variables: ServerTemplate['variables'] = {};
+  for (const name of names) {
+    const spec = declared[name];
+    if (!isNode(spec) || !isScalar(spec.default)) {
+      return {};
+    }
+    variables[name] = { default: String(spec.default) };
+    const choices = Array.isArray(spec.enum) ? spec.enum.filter(isScalar).map(String) : [];
+    if (choices.length > 0) {
+      variables[name].enum = [...new Set(choices)];
+    }
+  }
+  return { template: { url: url.replace(/\/+$/, ''), variables } };
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return ['string', 'number', 'boolean'].includes(typeof value);
+}
+
 function serverWithDefaults(server: Node): string {
   const variables = isNode(server.variables) ? server.variables : {};
   return (server.url as string).replace(/\{([^}]+)\}/g, (whole, variable: string) => {
     const spec = variables[variable];
-    return isNode(spec) && ['string', 'number', 'boolean'].includes(typeof spec.default) ? String(spec.default) : whole;
+    return isNode(spec) && isScalar(spec.default) ? String(spec.default) : whole;
   });
 }
 

@@ -18,6 +18,7 @@ import { McpOAuth1769900000000 } from './1769900000000-McpOAuth.js';
 import { AuditEvents1770000000000 } from './1770000000000-AuditEvents.js';
 import { EndUserPages1770100000000 } from './1770100000000-EndUserPages.js';
 import { AuditRetention1770200000000 } from './1770200000000-AuditRetention.js';
+import { ServerVariables1770400000000 } from './1770400000000-ServerVariables.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   AuditEvents1770000000000,
   EndUserPages1770100000000,
   AuditRetention1770200000000,
+  ServerVariables1770400000000,
 ];

@@ -51,6 +51,8 @@ describe('POST /v1/app-configurations (createAppConfiguration)', () => {
         app_name: name,
         security_scheme: 'api_key',
         security_scheme_overrides: {},
+        server_variables: {},
+        extra_credentials: {},
         enabled: true,
         all_functions_enabled: true,
         enabled_functions: [],

@@ -44,11 +44,13 @@ describe('GET /v1/app-configurations (listAppConfigurations)', () => {
           'created_at',
           'enabled',
           'enabled_functions',
+          'extra_credentials',
           'id',
           'owner_execution_limit',
           'project_id',
           'security_scheme',
           'security_scheme_overrides',
+          'server_variables',
           'updated_at',
         ].sort(),
       );

@@ -81,6 +81,76 @@ describe('POST /v1/functions/{function_name}/execute: upstream answers', () => {
       expect((await get.execute()).body).toEqual({ success: true, data: {}, error: null });
     });
 
+    it('2xx binary → success with the bytes in base64, their media type and their count', async () => {
+      // A PNG's signature and header: not UTF-8, so never text whatever the label.
+      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+      upstream.respond((_req, res) => {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end(png);
+      });
+      const res = await get.execute();
+      expect(res.body).toEqual({
+        success: true,
+        data: { media_type: 'image/png', size_bytes: png.length, base64: png.toString('base64') },
+        error: null,
+      });
+      // Labelled as bytes, UTF-8 text stays bytes; without a label, bytes that are not UTF-8 are binary.
+      upstream.respond((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/pdf' });
+        res.end('%PDF-1.4 text only');
+      });
+      expect((await get.execute()).body.data).toEqual({
+        media_type: 'application/pdf',
+        size_bytes: 18,
+        base64: Buffer.from('%PDF-1.4 text only').toString('base64'),
+      });
+      upstream.respond((_req, res) => {
+        res.removeHeader('content-type');
+        res.writeHead(200);
+        res.end(Buffer.from([0xff, 0x00, 0xfe]));
+      });
+      expect((await get.execute()).body.data).toEqual({
+        media_type: 'application/octet-stream',
+        size_bytes: 3,
+        base64: '/wD+',
+      });
+    });
+
+    it('2xx text in its charset, JSON under any label, white space as empty', async () => {
+      upstream.respond((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=ISO-8859-1' });
+        res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9])); // "café" in Latin-1
+      });
+      expect((await get.execute()).body.data).toBe('café');
+      upstream.respond((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.end('{"id":1}');
+      });
+      expect((await get.execute()).body.data).toEqual({ id: 1 });
+      upstream.respond((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/vnd.api+json' });
+        res.end('{"data":{"type":"pets","id":"1"}}');
+      });
+      expect((await get.execute()).body.data).toEqual({ data: { type: 'pets', id: '1' } });
+      upstream.respond((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(' \n');
+      });
+      expect((await get.execute()).body.data).toEqual({});
+    });
+
+    it('4xx binary → failure naming its size and media type, never the bytes', async () => {
+      upstream.respond((_req, res) => {
+        res.writeHead(415, { 'content-type': 'image/gif' });
+        res.end(Buffer.from('47494638396101000100800000ffffff00000021f9', 'hex'));
+      });
+      expect((await post.execute()).body).toEqual({
+        success: false,
+        data: null,
+        error: 'Upstream answered HTTP 415 with a 21-byte image/gif body (binary, not shown)',
+      });
+    });
+
     it('4xx JSON → failure with the status and the body as JSON text', async () => {
       upstream.respondJson(404, { message: 'Not Found', documentation_url: 'https://docs.example.com/x' });
       const res = await get.execute();
