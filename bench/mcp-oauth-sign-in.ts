@@ -85,7 +85,14 @@ export async function mcpOAuthToken(base: string, apiKey: string, login: string)
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     });
-    const redirect = await playBrowser(url, signIn.origins, login);
+    const [patchbay, identityProvider] = signIn.origins;
+    const { redirect, stoppedAt } = await playSignIn(url, { patchbay, identityProvider }, { login });
+    if (!redirect) {
+      const where = stoppedAt
+        ? `${stoppedAt.url.pathname} with ${stoppedAt.status}: ${stoppedAt.html.slice(0, 300)}`
+        : '';
+      throw new Error(`the sign-in stopped at ${where}`);
+    }
     const tokens = await client.authorizationCodeGrant(
       registered,
       redirect,
@@ -141,22 +148,36 @@ async function startIdentityProvider(redirectUri: string): Promise<{ issuer: str
   };
 }
 
+export interface SignInBrowserOptions {
+  /** Login at the identity provider (oidc-provider's development login: any password); `alice` unless said. */
+  login?: string;
+  /** The decision on Patchbay's consent page; `allow` unless said. */
+  decision?: 'allow' | 'deny';
+  /** Called with Patchbay's consent page (its HTML) before deciding. */
+  onConsent?: (html: string, status: number) => void;
+}
+
 /**
- * The user's browser from `start` until it is sent outside `origins` (the MCP client's redirect URI),
- * with a cookie jar per origin: the provider's login (any password) and consent forms are submitted,
- * Patchbay's consent page is allowed.
+ * The user's browser from an authorization URL to the redirect back to the MCP client: Patchbay's authorization
+ * server, the project's identity provider (its login and consent forms submitted), Patchbay's consent page.
+ * Cookies are kept per origin; answers the address the browser is finally sent to (the client's redirect URI), or
+ * the page where it stopped. The benchmarks and the MCP OAuth tests sign in through it.
  */
-export async function playBrowser(start: URL, origins: string[], login: string): Promise<URL> {
+export async function playSignIn(
+  start: URL,
+  origins: { patchbay: string; identityProvider: string },
+  options: SignInBrowserOptions = {},
+): Promise<{ redirect?: URL; stoppedAt?: { url: URL; status: number; html: string } }> {
   const jars = new Map<string, Map<string, string>>();
-  const visit = async (target: URL, form?: URLSearchParams) => {
+  const trail: string[] = [];
+  const visit = async (target: URL, init: RequestInit = {}) => {
+    trail.push(`${init.method ?? 'GET'} ${target.pathname}`);
     const jar = jars.get(target.origin) ?? new Map<string, string>();
     jars.set(target.origin, jar);
-    const headers = new Headers({ cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') });
-    if (form) {
-      headers.set('content-type', 'application/x-www-form-urlencoded');
-      headers.set('origin', target.origin);
-    }
-    const response = await fetch(target, { method: form ? 'POST' : 'GET', body: form, headers, redirect: 'manual' });
+    const headers = new Headers(init.headers);
+    headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(target, { ...init, headers, redirect: 'manual' });
+    trail.push(`  → ${response.status} ${response.headers.get('location') ?? ''}`);
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const at = pair.indexOf('=');
@@ -164,38 +185,45 @@ export async function playBrowser(start: URL, origins: string[], login: string):
     }
     return response;
   };
+  const form = (body: URLSearchParams, extra: Record<string, string> = {}): RequestInit => ({
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra },
+  });
   let url = start;
   let response = await visit(url);
   for (let step = 0; step < 20; step += 1) {
     const location = response.headers.get('location');
     if (location && response.status >= 300 && response.status < 400) {
       url = new URL(location, url);
-      if (!origins.includes(url.origin)) {
-        return url;
+      if (url.origin !== origins.patchbay && url.origin !== origins.identityProvider) {
+        return { redirect: url };
       }
       response = await visit(url);
       continue;
     }
     const html = await response.text();
-    if (response.status !== 200) {
-      throw new Error(`the sign-in stopped at ${url.pathname} with ${response.status}: ${html.slice(0, 300)}`);
-    }
-    const csrf = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];
-    if (csrf !== undefined) {
-      // Patchbay's consent page.
-      response = await visit(url, new URLSearchParams({ csrf_token: csrf, decision: 'allow' }));
+    if (url.origin === origins.identityProvider && response.status === 200) {
+      // The identity provider's development pages: a login form, then a consent form.
+      const action = new URL(/<form[^>]*action="([^"]+)"/.exec(html)?.[1] ?? '', origins.identityProvider);
+      const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
+      const fields = new URLSearchParams({ prompt: prompt ?? '' });
+      if (prompt === 'login') {
+        fields.set('login', options.login ?? 'alice');
+        fields.set('password', 'any password');
+      }
+      url = action;
+      response = await visit(action, form(fields));
       continue;
     }
-    // The identity provider's development pages: a login form, then a consent form.
-    const action = new URL(/<form[^>]*action="([^"]+)"/.exec(html)?.[1] ?? '', url);
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1] ?? '';
-    const form = new URLSearchParams({ prompt });
-    if (prompt === 'login') {
-      form.set('login', login);
-      form.set('password', 'any password');
+    if (url.pathname.includes('/interaction/') && response.status === 200 && html.includes('name="decision"')) {
+      options.onConsent?.(html, response.status);
+      const csrf = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+      const decision = new URLSearchParams({ csrf_token: csrf, decision: options.decision ?? 'allow' });
+      response = await visit(url, form(decision, { origin: origins.patchbay }));
+      continue;
     }
-    url = action;
-    response = await visit(action, form);
+    return { stoppedAt: { url, status: response.status, html } };
   }
-  throw new Error('the sign-in did not get back to the client within 20 steps');
+  throw new Error(`the browser did not get back to the client within 20 steps:\n${trail.join('\n')}`);
 }

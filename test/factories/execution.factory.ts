@@ -97,6 +97,15 @@ export interface Scenario {
   execute: (functionInput?: unknown, options?: { owner?: string; apiKey?: string }) => Promise<HttpResult>;
 }
 
+/** A function without input that GETs `<serverUrl>/ping`: the one tool of the MCP clients' tests. */
+export function pingFunction(serverUrl: string): Partial<FunctionEntity> {
+  return {
+    protocol: 'rest',
+    protocol_data: { method: 'GET', path: '/ping', server_url: serverUrl },
+    parameters: { type: 'object', properties: {}, required: [], visible: [] },
+  };
+}
+
 /** An app offering one scheme, one function of it, a configuration with that scheme and a linked account. */
 export async function executionScenario(app: TestApp, options: ScenarioOptions): Promise<Scenario> {
   const projectId = options.projectId;

@@ -19,8 +19,9 @@ export async function auditPage(page: Page, folder: string, name: string): Promi
     await page.setViewportSize(size);
     await page.screenshot({ path: join(artefacts, `${name}-${label}.png`), fullPage: true });
     await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate<{ id: string; impact: string | null }[]>(
-      'axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))',
+    // A string: it runs in the page, whose globals (axe, document) this file's types do not know.
+    const violations = await page.evaluate<{ id: string; impact: string | null; help: string; nodes: number }[]>(
+      'axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))',
     );
     const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(blocking, `${name} at ${label}: ${JSON.stringify(violations)}`).toEqual([]);

@@ -1,10 +1,13 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  chromiumTitle,
+  hasChromium,
+  type LandingSite,
+  launchChromium,
+  startLandingSite,
+} from '../../helpers/chromium.js';
+import { auditPage } from '../../helpers/page-audit.js';
 import type { TestProject } from '../../helpers/test-context.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { CALLBACK_PATH, newOAuth2App } from '../oauth2/linking.js';
@@ -12,61 +15,11 @@ import { OidcServer } from '../oauth2/oidc-server.js';
 import { CONNECT_LINKS, configuredApp, createLink } from './connect.js';
 import { freePort } from '../../helpers/free-port.js';
 
-/** Debian's chromium package, never a downloaded browser; `.ci/run` installs it when missing. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const hasChromium = existsSync(CHROMIUM);
-const ARTEFACTS = join(process.cwd(), 'test-artefacts', 'connect-links');
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CLIENT = { client_id: 'connect-browser-client', client_secret: 'connect-browser-secret' };
 /** A 24×24 violet square with a white cross: the developer's logo, as a data: URL (the pages' img-src allows data: and the logo's address). */
 const LOGO =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAeUlEQVR42rWVSxKAIAxDcxwv54E5DbpRGBwg1EeHFaQp9BOUHzuPFFivu3JlYZaWaImrcdR3K8By76h3sMRSiHyuHkwOyAHIh47DyAw7vaycRDjpk5nUaRHkl3ncFvuJmKcxyWbKzzQkMyLM0DIywggbJrW8+P/8ji5AdohlV01BOgAAAABJRU5ErkJggg==';
 const ACCENT = '#6d28d9';
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: number;
-}
-
-/**
- * Screenshots of the current page at desktop and phone widths (test artefacts, git-ignored) and an
- * axe-core audit at each width; serious and critical violations fail the test. axe is evaluated
- * through the DevTools protocol, which the page's strict CSP (no script at all) does not govern.
- */
-async function inspect(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTEFACTS, { recursive: true });
-  for (const [label, size] of Object.entries(WIDTHS)) {
-    await page.setViewportSize(size);
-    await page.screenshot({ path: join(ARTEFACTS, `${name}-${label}.png`), fullPage: true });
-    await page.evaluate(AXE_SOURCE);
-    // Strings: they run in the page, whose globals (axe, document) this file's types do not know.
-    const violations = await page.evaluate<AxeViolation[]>(
-      'axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))',
-    );
-    const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(blocking, `${name} at ${label} width: ${JSON.stringify(violations)}`).toEqual([]);
-  }
-  // The phone layout must not scroll sideways.
-  await page.setViewportSize(WIDTHS.phone);
-  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  expect(overflow, `${name} scrolls sideways on a phone`).toBeLessThanOrEqual(0);
-  await page.setViewportSize(WIDTHS.desktop);
-}
-
-const title = (what: string) =>
-  hasChromium ? what : `SKIPPED because ${CHROMIUM} is absent (install Debian's chromium package): ${what}`;
 
 // Screenshots and axe audits at two widths take ~10 s per page when the 2-core machine is busy: a wider budget.
 describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
@@ -76,38 +29,32 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   let browser: Browser | undefined;
   let base: string;
   /** The developer's own site, on another origin: where `after_link_redirect_url` sends the browser. */
-  let developerSite: Server;
+  let developerSite: LandingSite;
   let developerOrigin: string;
-  const developerVisits: string[] = [];
 
   beforeAll(async () => {
-    developerSite = createServer((request, response) => {
-      developerVisits.push(request.url ?? '');
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><html lang="en"><title>Back at Acme</title><h1>Back at Acme</h1></html>');
-    });
-    await new Promise<void>((resolve) => developerSite.listen(0, '127.0.0.1', resolve));
-    developerOrigin = `http://127.0.0.1:${(developerSite.address() as AddressInfo).port}`;
+    developerSite = await startLandingSite('Back at Acme');
+    developerOrigin = developerSite.origin;
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // The OAuth 2.0 return and the cookie need the browser on PUBLIC_BASE_URL itself.
     app = await TestApp.start({ PUBLIC_BASE_URL: base, OAUTH2_REDIRECT_ALLOWED_ORIGINS: developerOrigin }, { port });
     project = await app.ctx.newProject('Acme Assistant');
     oidc = await OidcServer.start([{ ...CLIENT, redirect_uris: [`${base}${CALLBACK_PATH}`] }]);
-    if (hasChromium) {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    }
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
     await oidc.close();
     await app.close();
-    await new Promise((resolve) => developerSite.close(resolve));
+    await developerSite.close();
   });
 
   it.skipIf(!hasChromium)(
-    title('after_link_redirect_url on another origin: the browser lands there after linking (the CSP allows it)'),
+    chromiumTitle(
+      'after_link_redirect_url on another origin: the browser lands there after linking (the CSP allows it)',
+    ),
     async () => {
       const catalogApp = await configuredApp(app, project.apiKey, 'api_key', { display_name: 'Acme Redirect' });
       const link = await createLink(app, project.apiKey, {
@@ -136,7 +83,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       const status = await app.get(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });
       expect(status.body.status).toBe('completed');
       expect(landed.searchParams.get('linked_account_id')).toBe(status.body.linked_account_id);
-      expect(developerVisits.some((visit) => visit.startsWith('/integrations?'))).toBe(true);
+      expect(developerSite.visits.some((visit) => visit.startsWith('/integrations?'))).toBe(true);
       await context.close();
       // Only that origin is added to form-action; everything else stays as strict.
       const other = await createLink(app, project.apiKey, {
@@ -155,7 +102,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   );
 
   it.skipIf(!hasChromium)(
-    title(
+    chromiumTitle(
       "branded page: the developer's name, logo and colour, the user's display name, an article by sound, the " +
         "catalogue's hint, field errors tied to their inputs, and Back to the app after linking",
     ),
@@ -217,7 +164,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       expect(await page.textContent('#credentials-hint a')).toBe('Open it on Airtable');
       expect(await page.getAttribute('#api_key', 'aria-describedby')).toBe('credentials-hint');
       expect(await page.getAttribute('#api_key', 'aria-invalid')).toBeNull();
-      await inspect(page, 'branded-form');
+      await auditPage(page, 'connect-links', 'branded-form');
 
       // A blank key: the message sits under the input, which says it is invalid and points to the message.
       await page.fill('#api_key', '   ');
@@ -226,7 +173,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       expect(await page.getAttribute('#api_key', 'aria-invalid')).toBe('true');
       expect(await page.getAttribute('#api_key', 'aria-describedby')).toBe('api_key-error credentials-hint');
       expect(await page.textContent('#api_key-error')).toBe('Enter your API key.');
-      await inspect(page, 'branded-field-error');
+      await auditPage(page, 'connect-links', 'branded-field-error');
 
       await page.fill('#api_key', 'pat-branded-8c1d');
       await page.click('button[type="submit"]');
@@ -235,7 +182,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       const back = page.locator('a.button');
       expect(await back.textContent()).toBe('Back to Acme Assistant');
       expect(await back.getAttribute('href')).toBe(`${developerOrigin}/home`);
-      await inspect(page, 'branded-success');
+      await auditPage(page, 'connect-links', 'branded-success');
       await back.click();
       await page.waitForURL(`${developerOrigin}/home`);
       expect(blocked).toEqual([]);
@@ -244,7 +191,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   );
 
   it.skipIf(!hasChromium)(
-    title(
+    chromiumTitle(
       "expired and revoked links: a page that says so, branded, with the way back (the link's own or the home URL)",
     ),
     async () => {
@@ -275,7 +222,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       expect(await page.evaluate<string>("getComputedStyle(document.querySelector('a.button')).color")).toBe(
         'rgb(0, 0, 0)',
       );
-      await inspect(page, 'revoked');
+      await auditPage(page, 'connect-links', 'revoked');
 
       const expired = await createLink(app, branded.apiKey, {
         app_name: catalogApp.name,
@@ -289,7 +236,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       expect(await page.textContent('header.brand')).toBe('Acme Assistant');
       const back = page.locator('a.button');
       expect(await back.textContent()).toBe('Back to Acme Assistant');
-      await inspect(page, 'expired');
+      await auditPage(page, 'connect-links', 'expired');
       await back.click();
       await page.waitForURL(`${developerOrigin}/home`);
 
@@ -306,7 +253,9 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
   );
 
   it.skipIf(!hasChromium)(
-    title('API key: open the link, fill and submit the form, see the success page and the account through the API'),
+    chromiumTitle(
+      'API key: open the link, fill and submit the form, see the success page and the account through the API',
+    ),
     async () => {
       const catalogApp = await configuredApp(app, project.apiKey, 'api_key', {
         display_name: 'Acme CRM',
@@ -334,7 +283,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
           path: `/connect/${link.id}`,
         }),
       ]);
-      await inspect(page, 'api-key-form');
+      await auditPage(page, 'connect-links', 'api-key-form');
 
       // Spaces pass the browser's `required` check; the server answers with the form and a message.
       await page.fill('#api_key', '   ');
@@ -343,14 +292,14 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       expect(await page.textContent('#api_key-error')).toBe('Enter your API key.');
       expect(await page.getAttribute('#api_key', 'aria-invalid')).toBe('true');
       expect(await page.inputValue('#api_key')).toBe('');
-      await inspect(page, 'api-key-error');
+      await auditPage(page, 'connect-links', 'api-key-error');
 
       await page.fill('#api_key', 'sk-browser-3e8d1c');
       await page.click('button[type="submit"]');
       await page.waitForSelector('.success');
       expect(await page.textContent('h1')).toBe('Account linked');
       expect(await page.content()).not.toContain('sk-browser-3e8d1c');
-      await inspect(page, 'success');
+      await auditPage(page, 'connect-links', 'success');
 
       const status = await app.get(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });
       expect(status.body.status).toBe('completed');
@@ -367,29 +316,29 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       const again = await page.goto(link.url);
       expect(again?.status()).toBe(410);
       expect(await page.textContent('h1')).toBe('Link already used');
-      await inspect(page, 'used');
+      await auditPage(page, 'connect-links', 'used');
 
       const unknown = await page.goto(`${base}/connect/00000000-0000-4000-8000-000000000000?token=nope`);
       expect(unknown?.status()).toBe(404);
-      await inspect(page, 'not-found');
+      await auditPage(page, 'connect-links', 'not-found');
       await context.close();
     },
   );
 
-  it.skipIf(!hasChromium)(title('the forms of http_basic, http_bearer and no_auth'), async () => {
+  it.skipIf(!hasChromium)(chromiumTitle('the forms of http_basic, http_bearer and no_auth'), async () => {
     for (const scheme of ['http_basic', 'http_bearer', 'no_auth'] as const) {
       const catalogApp = await configuredApp(app, project.apiKey, scheme, { display_name: `Acme ${scheme}` });
       const link = await createLink(app, project.apiKey, { app_name: catalogApp.name, linked_account_owner_id: 'bob' });
       const context = await (browser as Browser).newContext();
       const page = await context.newPage();
       expect((await page.goto(link.url))?.status()).toBe(200);
-      await inspect(page, `${scheme.replace('_', '-')}-form`);
+      await auditPage(page, 'connect-links', `${scheme.replace('_', '-')}-form`);
       await context.close();
     }
   });
 
   it.skipIf(!hasChromium)(
-    title('OAuth 2.0: click through the provider and come back to the success page'),
+    chromiumTitle('OAuth 2.0: click through the provider and come back to the success page'),
     async () => {
       const calendar = await newOAuth2App(app, project.apiKey, {
         scheme: oidc.scheme({ scope_descriptions: { 'calendar.read': 'See your calendars and events' } }),
@@ -405,7 +354,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
         'See your calendars and events',
         'offline_access',
       ]);
-      await inspect(page, 'oauth2');
+      await auditPage(page, 'connect-links', 'oauth2');
 
       // The user declines at the provider: back on the page, plain words, and the link still usable.
       await page.click('button[type="submit"]');
@@ -418,7 +367,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       await page.waitForURL((url) => url.pathname === `/connect/${link.id}/oauth2-return`);
       expect(await page.textContent('.error')).toBe('You declined access, so nothing was linked.');
       expect(await page.content()).not.toContain('access_denied');
-      await inspect(page, 'oauth2-declined');
+      await auditPage(page, 'connect-links', 'oauth2-declined');
       await page.goto(`${base}/connect/${link.id}`);
 
       // Again: the provider remembers the sign-in and asks for consent only.
@@ -427,7 +376,7 @@ describe('connect links in headless Chromium', { timeout: 120_000 }, () => {
       await page.click('button[type="submit"]');
       await page.waitForURL((url) => url.pathname === `/connect/${link.id}/oauth2-return`);
       expect(await page.textContent('h1')).toBe('Account linked');
-      await inspect(page, 'oauth2-success');
+      await auditPage(page, 'connect-links', 'oauth2-success');
       await context.close();
 
       const status = await app.get(`${CONNECT_LINKS}/${link.id}`, { apiKey: project.apiKey });

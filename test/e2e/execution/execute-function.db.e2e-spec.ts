@@ -7,6 +7,7 @@ import {
   insertAccount,
   insertConfiguration,
   type Scenario,
+  type ScenarioOptions,
 } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from './upstream.js';
@@ -40,6 +41,13 @@ describe('POST /v1/functions/{function_name}/execute', () => {
   const searchFunction = () =>
     rest('GET', '/search', node({ query: node({ q: { type: 'string' } }, ['q']) }, ['query']));
 
+  /** A scenario of this file's project: an app with the scheme, a function, the configuration and an account. */
+  const scenarioWith = (options: Omit<ScenarioOptions, 'projectId'>) =>
+    executionScenario(app, { projectId, ...options });
+  /** The same with no credentials, around the search function unless another is given. */
+  const noAuthScenario = (options: Partial<Omit<ScenarioOptions, 'projectId' | 'scheme'>> = {}) =>
+    scenarioWith({ scheme: 'no_auth', function: searchFunction(), ...options });
+
   beforeAll(async () => {
     app = await TestApp.start({ CACHE_SYNC_INTERVAL_MS: '100' });
     upstream = await Upstream.start();
@@ -57,7 +65,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     let scenario: Scenario;
 
     beforeAll(async () => {
-      scenario = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
+      scenario = await noAuthScenario();
     });
 
     it('runs the function when every check passes', async () => {
@@ -93,10 +101,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('answers 403 when the configuration is disabled, before looking at the account', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
-        function: searchFunction(),
+      const s = await noAuthScenario({
         configuration: { enabled: false },
       });
       const res = await s.execute({ query: { q: 'x' } }, { owner: 'nobody' });
@@ -105,10 +110,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('answers 403 for a function the configuration does not enable, and runs one it lists', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
-        function: searchFunction(),
+      const s = await noAuthScenario({
         configuration: { all_functions_enabled: false, enabled_functions: [] },
       });
       const denied = await s.execute({ query: { q: 'x' } });
@@ -132,10 +134,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('answers 403 when the linked account is disabled', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
-        function: searchFunction(),
+      const s = await noAuthScenario({
         account: { enabled: false },
       });
       const res = await s.execute({ query: { q: 'x' } });
@@ -144,8 +143,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('answers 400 saying to re-link when the account was linked with another scheme', async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings: { location: 'header', name: 'X-Key' },
         function: searchFunction(),
@@ -163,9 +161,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('answers 400 listing every violation of the visible parameters, with its path', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
+      const s = await noAuthScenario({
         function: rest(
           'POST',
           '/items/{id}',
@@ -256,7 +252,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     const post = () => rest('POST', '/things', node({ body: node({ name: { type: 'string' } }, ['name']) }, ['body']));
 
     it('no_auth sends the request as described, with nothing added', async () => {
-      const s = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
+      const s = await noAuthScenario();
       await s.execute({ query: { q: 'cats' } });
       expect(upstream.last.method).toBe('GET');
       expect(upstream.last.url).toBe('/api/search?q=cats');
@@ -275,8 +271,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
       ['cookie', { location: 'cookie', name: 'session_key' }],
       ['body', { location: 'body', name: 'apiKey' }],
     ])('api_key in the %s', async (_label, settings) => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings,
         function: post(),
@@ -306,8 +301,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('api_key falls back to the app default when the account has no key of its own', async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings: { location: 'header', name: 'X-Key' },
         appSecrets: { default_security_credentials_by_scheme: { api_key: { secret_key: 'app-default-key' } } },
@@ -319,8 +313,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it("api_key prefers the account's own key over the app default", async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings: { location: 'header', name: 'X-Key' },
         appSecrets: { default_security_credentials_by_scheme: { api_key: { secret_key: 'app-default-key' } } },
@@ -332,8 +325,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('api_key without any key answers success:false and sends nothing', async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings: { location: 'header', name: 'X-Key' },
         function: searchFunction(),
@@ -350,8 +342,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('http_basic sends Authorization: Basic base64(username:password)', async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'http_basic',
         function: searchFunction(),
         credentials: { username: 'ada', password: 'p@ss:wörd' },
@@ -363,8 +354,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('http_basic falls back to the app default user', async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'http_basic',
         appSecrets: { default_security_credentials_by_scheme: { http_basic: { username: 'svc', password: 'pw' } } },
         function: searchFunction(),
@@ -375,16 +365,14 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('http_bearer sends Authorization: Bearer, falling back to the app default token', async () => {
-      const own = await executionScenario(app, {
-        projectId,
+      const own = await scenarioWith({
         scheme: 'http_bearer',
         function: searchFunction(),
         credentials: { token: 'tok-123' },
       });
       await own.execute({ query: { q: 'x' } });
       expect(upstream.last.headers.authorization).toBe('Bearer tok-123');
-      const fallback = await executionScenario(app, {
-        projectId,
+      const fallback = await scenarioWith({
         scheme: 'http_bearer',
         appSecrets: { default_security_credentials_by_scheme: { http_bearer: { token: 'app-token' } } },
         function: searchFunction(),
@@ -398,8 +386,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
       ['header', { location: 'header', name: 'Authorization', prefix: 'Bearer' }],
       ['query', { location: 'query', name: 'access_token', prefix: '' }],
     ])('oauth2 sends a valid access token in the %s with its prefix, without refreshing', async (_label, where) => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'oauth2',
         settings: {
           ...where,
@@ -425,9 +412,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
 
   describe('building the request', () => {
     it('percent-encodes path parameters so that a value never changes the path', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
+      const s = await noAuthScenario({
         function: rest(
           'GET',
           '/repos/{owner}/{repo}/files/{name}',
@@ -450,9 +435,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('sends query, header and cookie sections: arrays as repeated keys, scalars as text', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
+      const s = await noAuthScenario({
         function: rest(
           'GET',
           '/list',
@@ -479,9 +462,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('sends the body as JSON by default', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
+      const s = await noAuthScenario({
         function: rest(
           'PATCH',
           '/items/{id}',
@@ -506,8 +487,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('form-encodes the body when the function’s invisible Content-Type header says so', async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings: { location: 'header', name: 'Authorization', prefix: 'Bearer' },
         credentials: { api_key: 'sk_test' },
@@ -552,8 +532,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it("form-encodes the body when protocol_data's content_type says so, api_key in the body included", async () => {
-      const s = await executionScenario(app, {
-        projectId,
+      const s = await scenarioWith({
         scheme: 'api_key',
         settings: { location: 'body', name: 'token' },
         credentials: { api_key: 't0k' },
@@ -570,9 +549,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('fills required invisible parameters from their defaults at every depth, and drops nulls', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
+      const s = await noAuthScenario({
         function: rest(
           'POST',
           '/v{version}/send',
@@ -617,9 +594,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('sends the catalogue’s fixed headers and joins server_url and path', async () => {
-      const s = await executionScenario(app, {
-        projectId,
-        scheme: 'no_auth',
+      const s = await noAuthScenario({
         function: rest('GET', 'status', node({}), { headers: { 'X-Api-Version': '2024-01-01' } }),
       });
       const res = await s.execute();
@@ -633,7 +608,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     // Writes through the services are seen at once (execution-cache.db.e2e-spec.ts); these rows are written by
     // hand, past the services, so only the change counters tell the cache: within CACHE_SYNC_INTERVAL_MS (100 ms).
     it('sees configuration, account and catalogue rows written by hand within CACHE_SYNC_INTERVAL_MS', async () => {
-      const s = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
+      const s = await noAuthScenario();
       const status = async () => (await s.execute({ query: { q: 'x' } })).status;
       expect(await status()).toBe(200);
 
@@ -675,7 +650,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('sees a change written by another instance (another connection) within CACHE_SYNC_INTERVAL_MS', async () => {
-      const s = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
+      const s = await noAuthScenario();
       expect((await s.execute({ query: { q: 'x' } })).status).toBe(200);
       const { Client } = await import('pg');
       const options = app.dataSource.options as { url?: string; host?: string; port?: number };
@@ -694,7 +669,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
     });
 
     it('recompiles the input schema when the function’s content hash changes', async () => {
-      const s = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
+      const s = await noAuthScenario();
       expect((await s.execute({ query: { q: 'x' } })).status).toBe(200);
       const strict = node({ query: node({ q: { type: 'string', minLength: 3 } }, ['q']) }, ['query']);
       await app.dataSource
@@ -708,7 +683,7 @@ describe('POST /v1/functions/{function_name}/execute', () => {
   });
 
   it('isolates projects: another project’s account of the same owner id is not used', async () => {
-    const s = await executionScenario(app, { projectId, scheme: 'no_auth', function: searchFunction() });
+    const s = await noAuthScenario();
     const other = await app.ctx.newProject('isolated');
     await insertConfiguration(app, other.projectId, s.app.name, { security_scheme: 'no_auth' });
     const res = await s.execute({ query: { q: 'x' } }, { apiKey: other.apiKey });

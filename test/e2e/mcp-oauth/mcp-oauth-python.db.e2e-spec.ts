@@ -1,17 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
+import { executionScenario, pingFunction, type Scenario } from '../../factories/execution.factory.js';
 import { freePort } from '../../helpers/free-port.js';
+import { runMcpPythonScript, setUpMcpPythonSdk } from '../../helpers/mcp-python-sdk.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from '../execution/upstream.js';
 import type { OidcServer } from '../oauth2/oidc-server.js';
 import { IDP_CLIENT, startIdentityProvider } from './mcp-oauth.js';
-
-const ROOT = resolve(import.meta.dirname, '../../..');
-const PYTHON = join(ROOT, '.venv-mcp-sdk/bin/python');
-const SCRIPT = join(ROOT, 'test/sdk/mcp_python/oauth_client.py');
 
 /**
  * The official Python MCP SDK's OAuth client (`mcp` 2.3, OAuthClientProvider) at a project's MCP address, headless:
@@ -27,8 +21,7 @@ describe('MCP sign-in with the Python MCP SDK OAuth client', () => {
   let scenario: Scenario;
 
   beforeAll(async () => {
-    // The virtual environment is made once (here on first use), shared with mcp-python.e2e-spec.ts.
-    execFileSync('bash', [join(ROOT, 'scripts/setup-mcp-python-sdk.sh')], { cwd: ROOT, stdio: 'inherit' });
+    setUpMcpPythonSdk();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     app = await TestApp.start({ PUBLIC_BASE_URL: base }, { port });
@@ -39,11 +32,7 @@ describe('MCP sign-in with the Python MCP SDK OAuth client', () => {
     scenario = await executionScenario(app, {
       projectId,
       scheme: 'no_auth',
-      function: {
-        protocol: 'rest',
-        protocol_data: { method: 'GET', path: '/ping', server_url: `${upstream.url}/api` },
-        parameters: { type: 'object', properties: {}, required: [], visible: [] },
-      },
+      function: pingFunction(`${upstream.url}/api`),
       account: { linked_account_owner_id: 'paula@example.test' },
     });
     idp = await startIdentityProvider(app, projectId);
@@ -62,10 +51,11 @@ describe('MCP sign-in with the Python MCP SDK OAuth client', () => {
   });
 
   it('signs in end to end, lists the tools and executes as that user; the token is listed with its client name', async () => {
-    const { stdout } = await promisify(execFile)(PYTHON, [SCRIPT, mcpUrl, 'paula', scenario.fn.name], {
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1) as string);
+    const seen = await runMcpPythonScript<Record<string, unknown>>('oauth_client.py', [
+      mcpUrl,
+      'paula',
+      scenario.fn.name,
+    ]);
     expect(seen).toMatchObject({
       consent_title: 'Allow Python Agent to use Acme Assistant?',
       iss: mcpUrl,

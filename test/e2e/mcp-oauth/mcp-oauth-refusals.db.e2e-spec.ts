@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpOAuthRecordEntity } from '../../../src/mcp-oauth/oauth-record.entity.js';
 import { freePort } from '../../helpers/free-port.js';
 import { TestApp } from '../../helpers/test-app.js';
+import { selfSignedCertificate } from '../../helpers/tls.js';
 import type { OidcServer } from '../oauth2/oidc-server.js';
 import { IDP_CLIENT, MemoryOAuthClient, playBrowser, startIdentityProvider } from './mcp-oauth.js';
 
@@ -29,39 +29,6 @@ const pkce = () => {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 };
 
-/** A self-signed certificate for 127.0.0.1 (the client metadata documents are served over https). */
-function certificate(): { key: string; cert: string; certPath: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  return {
-    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
-    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
-    certPath: join(dir, 'cert.pem'),
-  };
-}
-
 // Each refusal answers the specification's error and issues nothing.
 describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
   let app: TestApp;
@@ -71,7 +38,7 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
   let documents: Server;
   let documentsUrl: string;
   const documentRequests: string[] = [];
-  let tls: ReturnType<typeof certificate>;
+  let caDir: string;
 
   const newProject = async (name: string): Promise<Project> => {
     const { projectId, apiKey } = await app.ctx.newProject(name);
@@ -165,7 +132,10 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
     });
 
   beforeAll(async () => {
-    tls = certificate();
+    // The client metadata documents are served over https, by a certificate the service is told to trust.
+    const tls = selfSignedCertificate();
+    caDir = mkdtempSync(join(tmpdir(), 'patchbay-ca-'));
+    writeFileSync(join(caDir, 'cert.pem'), tls.cert);
     documents = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {
       documentRequests.push(request.url ?? '');
       const url = request.url ?? '';
@@ -199,7 +169,7 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
       {
         PUBLIC_BASE_URL: base,
         MCP_CLIENT_METADATA_ALLOW_PRIVATE: 'true',
-        MCP_CLIENT_METADATA_CA_FILE: tls.certPath,
+        MCP_CLIENT_METADATA_CA_FILE: join(caDir, 'cert.pem'),
         MCP_CLIENT_METADATA_TIMEOUT_MS: '1000',
       },
       { port },
@@ -214,6 +184,9 @@ describe('OAuth 2.1 at /v1/mcp/p/{project}: what is refused', () => {
     documents?.closeAllConnections();
     await new Promise((resolve) => documents?.close(resolve));
     await app?.close();
+    if (caDir) {
+      rmSync(caDir, { recursive: true, force: true });
+    }
   });
 
   it('a client metadata document client (CIMD) signs in with the SDK; the document is fetched once and cached', async () => {

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
+import { executionScenario, pingFunction, type Scenario } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from '../execution/upstream.js';
 import { newOAuth2App } from '../oauth2/linking.js';
@@ -26,11 +26,7 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('/v1/mcp on two in
     scenario = await executionScenario(first, {
       projectId,
       scheme: 'no_auth',
-      function: {
-        protocol: 'rest',
-        protocol_data: { method: 'GET', path: '/ping', server_url: `${upstream.url}/api` },
-        parameters: { type: 'object', properties: {}, required: [], visible: [] },
-      },
+      function: pingFunction(`${upstream.url}/api`),
     });
   });
 

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
+import { executionScenario, pingFunction, type Scenario } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { connectModern, type McpRevision, REVISIONS } from './mcp-client.js';
 
@@ -119,11 +119,7 @@ async function projectWithTool(app: TestApp) {
   const scenario = await executionScenario(app, {
     projectId,
     scheme: 'no_auth',
-    function: {
-      protocol: 'rest',
-      protocol_data: { method: 'GET', path: '/ping', server_url: 'http://127.0.0.1:9/api' },
-      parameters: { type: 'object', properties: {}, required: [], visible: [] },
-    },
+    function: pingFunction('http://127.0.0.1:9/api'),
   });
   const headers = { 'x-api-key': apiKey, 'x-linked-account-owner-id': scenario.owner };
   return { apiKey, scenario, headers };

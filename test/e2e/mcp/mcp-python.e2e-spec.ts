@@ -1,14 +1,8 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
+import { executionScenario, pingFunction, type Scenario } from '../../factories/execution.factory.js';
+import { runMcpPythonScript, setUpMcpPythonSdk } from '../../helpers/mcp-python-sdk.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from '../execution/upstream.js';
-
-const ROOT = resolve(import.meta.dirname, '../../..');
-const PYTHON = join(ROOT, '.venv-mcp-sdk/bin/python');
-const SCRIPT = join(ROOT, 'test/sdk/mcp_python/check_client.py');
 
 /**
  * The official Python MCP SDK (`mcp` 2.3) against /v1/mcp: in its default mode (server/discover,
@@ -20,21 +14,15 @@ describe('/v1/mcp with the Python MCP SDK', () => {
   let apiKey: string;
   let scenario: Scenario;
 
-  const run = async (mode: string) => {
-    const { stdout } = await promisify(execFile)(PYTHON, [SCRIPT, `${app.url}/v1/mcp`, mode, scenario.fn.name], {
-      env: { PATH: process.env.PATH ?? '', PATCHBAY_API_KEY: apiKey, PATCHBAY_OWNER: scenario.owner },
-    });
-    return JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
-      protocol_version: string;
-      tools: string[];
-      is_error: boolean;
-      structured: unknown;
-    };
-  };
+  const run = (mode: string) =>
+    runMcpPythonScript<{ protocol_version: string; tools: string[]; is_error: boolean; structured: unknown }>(
+      'check_client.py',
+      [`${app.url}/v1/mcp`, mode, scenario.fn.name],
+      { PATCHBAY_API_KEY: apiKey, PATCHBAY_OWNER: scenario.owner },
+    );
 
   beforeAll(async () => {
-    // The virtual environment is made once (here on first use).
-    execFileSync('bash', [join(ROOT, 'scripts/setup-mcp-python-sdk.sh')], { cwd: ROOT, stdio: 'inherit' });
+    setUpMcpPythonSdk();
     app = await TestApp.start();
     upstream = await Upstream.start();
     let projectId: string;
@@ -42,11 +30,7 @@ describe('/v1/mcp with the Python MCP SDK', () => {
     scenario = await executionScenario(app, {
       projectId,
       scheme: 'no_auth',
-      function: {
-        protocol: 'rest',
-        protocol_data: { method: 'GET', path: '/ping', server_url: `${upstream.url}/api` },
-        parameters: { type: 'object', properties: {}, required: [], visible: [] },
-      },
+      function: pingFunction(`${upstream.url}/api`),
     });
   }, 300_000);
 

@@ -7,7 +7,7 @@ import { StdioClientTransport as ModernStdioTransport } from '@modelcontextproto
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionScenario, type Scenario } from '../../factories/execution.factory.js';
+import { executionScenario, pingFunction, type Scenario } from '../../factories/execution.factory.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { Upstream } from '../execution/upstream.js';
 import { type McpRevision, type McpTestClient, REVISIONS } from './mcp-client.js';
@@ -61,11 +61,7 @@ describe.each(REVISIONS)(
       scenario = await executionScenario(app, {
         projectId,
         scheme: 'no_auth',
-        function: {
-          protocol: 'rest',
-          protocol_data: { method: 'GET', path: '/ping', server_url: `${upstream.url}/api` },
-          parameters: { type: 'object', properties: {}, required: [], visible: [] },
-        },
+        function: pingFunction(`${upstream.url}/api`),
       });
     });
 

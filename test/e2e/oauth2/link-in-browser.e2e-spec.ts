@@ -1,27 +1,15 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumTitle, hasChromium, launchChromium } from '../../helpers/chromium.js';
 import { auditPage } from '../../helpers/page-audit.js';
 import type { TestProject } from '../../helpers/test-context.js';
 import { TestApp } from '../../helpers/test-app.js';
 import { CALLBACK_PATH, newOAuth2App, startLinking } from './linking.js';
 import { OidcServer } from './oidc-server.js';
 
-/** Debian's chromium package, never a downloaded browser; `.ci/run` installs it when missing. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const hasChromium = existsSync(CHROMIUM);
-const title = hasChromium
-  ? 'links an account in a real browser: provider sign-in and consent pages, then the callback page'
-  : `SKIPPED because ${CHROMIUM} is absent (install Debian's chromium package; .ci/run does): links an account in a real browser`;
+const title = chromiumTitle(
+  'links an account in a real browser: provider sign-in and consent pages, then the callback page',
+);
 
 describe('OAuth 2.0 linking in headless Chromium', { timeout: 120_000 }, () => {
   let app: TestApp;
@@ -37,9 +25,7 @@ describe('OAuth 2.0 linking in headless Chromium', { timeout: 120_000 }, () => {
     oidc = await OidcServer.start([
       { client_id: 'browser-client', client_secret: 'browser-secret', redirect_uris: [redirectUri] },
     ]);
-    if (hasChromium) {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    }
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
