@@ -202,6 +202,27 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
+  /**
+   * The 429 for a request from an address over its failure budget, as this instance last learnt it, when the
+   * request's credentials are already known to fail (ApiKeyGuard refuses such requests before their route runs);
+   * else undefined. Counted as the refusal authenticateFrom would have made.
+   */
+  refuseBlocked(address: string): AuthFailuresExceededError | undefined {
+    if (this.blocked.size === 0) {
+      return undefined;
+    }
+    const refusal = this.blockedNow(address);
+    if (refusal) {
+      this.metrics.rateLimit('auth_failure', false);
+    }
+    return refusal;
+  }
+
+  /** Whether some address is over its failure budget on this instance: nothing else is worth checking if not. */
+  get blocking(): boolean {
+    return this.blocked.size > 0;
+  }
+
   /** The 429 for an address over its failure budget, as this instance last learnt it; else undefined. */
   private blockedNow(address: string): AuthFailuresExceededError | undefined {
     const until = this.blocked.get(address);

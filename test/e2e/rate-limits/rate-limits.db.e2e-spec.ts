@@ -94,6 +94,25 @@ describe('authentication failure budget per client address', () => {
     expect((await app.get(SECURED, { apiKey: other.apiKey })).status).toBe(200);
   });
 
+  it('refuses a blocked address before reading the body, with the same answer, and leaves public routes alone', async () => {
+    for (let i = 0; i < 7; i += 1) {
+      await app.get(SECURED, { apiKey: `pb_wrong_${i}` });
+    }
+    const execute = '/v1/functions/ANY__FUNCTION/execute';
+    const wellFormed = await app.post(execute, { linked_account_owner_id: 'u' }, { apiKey: 'pb_wrong_x' });
+    // The body is never read: malformed JSON from a blocked address with a failing key gets the same 429, not 422.
+    const malformed = await app.request('POST', execute, { apiKey: 'pb_wrong_x', rawBody: '{"not json' });
+    for (const refused of [wellFormed, malformed]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ error: expect.stringContaining('Too many failed authentications') });
+      expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('x-request-id')).toBeTruthy();
+    }
+    expect((await app.get('/v1/health', { apiKey: 'pb_wrong_x' })).status).toBe(200);
+    expect((await app.get(SECURED, { apiKey })).status).toBe(200);
+  });
+
   it('lets a valid MCP token through from a blocked address', async () => {
     const token = await app.post(
       '/v1/mcp/tokens',
