@@ -35,8 +35,8 @@ interface Cell {
   refusedUntil: number;
   /** The database's time at which the next request comes back, for Retry-After. */
   nextAt: number;
-  /** The statement in flight, which later requests wait for instead of sending their own. */
-  pending?: Promise<void>;
+  /** The statement in flight, which later requests wait for instead of sending their own: whether it was granted. */
+  pending?: Promise<boolean>;
   waiting: number;
 }
 
@@ -83,10 +83,15 @@ export class BudgetLeases {
       } else {
         const lease = this.lease(subject, cell);
         cell.pending = lease;
+        let granted: boolean;
         try {
-          await lease;
+          granted = await lease;
         } finally {
           cell.pending = undefined;
+        }
+        if (!granted) {
+          // The database's own refusal answers the request that asked (as without leases), whatever the clocks say.
+          return { granted: false, retryAfterSeconds: secondsUntil(cell.nextAt, Date.now() + cell.clockOffset) };
         }
       }
     }
@@ -127,7 +132,7 @@ export class BudgetLeases {
     return cell;
   }
 
-  private async lease(subject: string, cell: Cell): Promise<void> {
+  private async lease(subject: string, cell: Cell): Promise<boolean> {
     const interval = cell.windowMs / cell.limit;
     const most = Math.max(1, Math.floor(cell.limit * LEASE_SHARE));
     const now = Date.now();
@@ -150,12 +155,13 @@ export class BudgetLeases {
     if (spend.granted === null) {
       cell.nextAt = (spend.previous ?? spend.now) + interval - cell.windowMs;
       cell.refusedUntil = cell.nextAt - cell.clockOffset;
-      return;
+      return false;
     }
     cell.tokens = count;
     cell.tat = spend.granted;
     cell.takenAt = local;
     cell.expiresAt = local + LEASE_TTL_MS;
+    return true;
   }
 
   /**
