@@ -429,7 +429,8 @@ function cpuTimeMs(pid: number | undefined, thread = false): number {
 
 const CLOCK_TICKS = 100;
 
-export function measure(target: Target, connections: number, seconds: number): Promise<Sample> {
+/** `overallRate`: requests per second across all connections (a fixed, moderate load); unbounded when absent. */
+export function measure(target: Target, connections: number, seconds: number, overallRate?: number): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     const cpuBefore = cpuTimeMs(target.pid);
@@ -443,6 +444,7 @@ export function measure(target: Target, connections: number, seconds: number): P
         connections,
         pipelining: 1,
         duration: seconds,
+        ...(overallRate === undefined ? {} : { overallRate }),
       },
       (error, result) => {
         if (error) {

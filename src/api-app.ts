@@ -23,7 +23,7 @@ import { API_VERSION } from './config/api-version.js';
 import { type AppConfig, loadConfig } from './config/app-config.js';
 import type { DatabaseModuleOptions } from './database/database.module.js';
 import { serveExecuteDirectly } from './execution/execute-route.js';
-import { API_KEY_HEADER } from './projects/api-key.guard.js';
+import { API_KEY_HEADER, refuseBlockedEarly } from './projects/api-key.guard.js';
 import { instrumentHttp } from './observability/http-instrumentation.js';
 import { Metrics } from './observability/metrics.js';
 import { Tracing } from './observability/tracing.js';
@@ -107,6 +107,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<NestFastifyA
     done();
   });
   if (!options.preview) {
+    refuseBlockedEarly(app);
     serveExecuteDirectly(app);
     const document = openApiDocument(app);
     SwaggerModule.setup('v1/docs', app, document, {

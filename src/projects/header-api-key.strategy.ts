@@ -102,6 +102,17 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
     return this.cache.fetch(apiKey).then((key) => this.accept(apiKey, key));
   }
 
+  /**
+   * Whether `validate` would refuse this header value without asking the database: no value, a value not shaped
+   * like a key, or one refused recently. A key checked recently and still valid is never refused here.
+   */
+  refusesAtOnce(apiKey: string | undefined): boolean {
+    if (apiKey === undefined || apiKey === '') {
+      return true;
+    }
+    return !this.cache.has(apiKey) && (!hasBearerSecretShape(apiKey, API_KEY_PREFIX) || this.refused.has(apiKey));
+  }
+
   private accept(apiKey: string, key: CachedKey | undefined): ApiKeyPrincipal {
     const now = Date.now();
     if (!key || (key.expiresAt !== null && key.expiresAt <= now)) {

@@ -16,11 +16,12 @@ export class RateLimitsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * GCRA in one atomic statement: the cell advances by `intervalMs` if that leaves it at most
-   * `windowMs` ahead of now, else it is left as it was. The row lock of ON CONFLICT serialises
-   * concurrent requests on every instance; the outer SELECT sees the cell as it was before.
+   * GCRA in one atomic statement: `count` requests (all or none; at most the limit, `windowMs / intervalMs`) advance
+   * the cell by `count × intervalMs` if that leaves it at most `windowMs` ahead of now, else it is left as it was.
+   * The row lock of ON CONFLICT serialises concurrent statements on every instance; the outer SELECT sees the cell
+   * as it was before.
    */
-  async spend(key: string, intervalMs: number, windowMs: number): Promise<Spend> {
+  async spend(key: string, intervalMs: number, windowMs: number, count = 1): Promise<Spend> {
     const [row] = await this.dataSource.query<
       Array<{ now: number | string; granted: number | string | null; previous: number | string | null }>
     >(
@@ -34,7 +35,7 @@ export class RateLimitsRepository {
        SELECT c.now_ms AS now, (SELECT "tat_ms" FROM granted) AS granted,
               (SELECT "tat_ms" FROM "rate_limits" WHERE "key" = $1) AS previous
          FROM c`,
-      [key, intervalMs, windowMs],
+      [key, intervalMs * count, windowMs],
     );
     return {
       now: Number(row.now),

@@ -9,6 +9,7 @@ import {
   type RateLimitedError,
   RequestRateExceededError,
 } from './rate-limits.errors.js';
+import { BudgetLeases, secondsUntil } from './budget-leases.js';
 import { RateLimitsRepository } from './rate-limits.repository.js';
 
 /** On PostgreSQL the request limit is on unless RATE_LIMIT_REQUESTS says otherwise: 600 per window. */
@@ -56,8 +57,9 @@ export function addBudgetHeaders(
  * allow N times the limit) and Redis, which Patchbay does not run. The limiter here is GCRA (one
  * theoretical arrival time per subject) in one atomic UPDATE on an UNLOGGED table of the database
  * the instances already share, so the limit is global on PostgreSQL and works the same on the
- * embedded database. Its cost is one statement per request, which is why it is off by default on
- * the embedded database (one instance, one user).
+ * embedded database. Request and owner budgets are spent in leases (BudgetLeases: a statement per lease of
+ * several requests when a subject is busy, one per request when it is not); the request budget is still off by
+ * default on the embedded database (one instance, one user).
  */
 @Injectable()
 export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -66,6 +68,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
   private readonly windowMs: number;
   /** Addresses over their failure budget, until when (ms since the epoch): refused without a database query. */
   private readonly blocked = new Map<string, number>();
+  private readonly leases: BudgetLeases;
   private cleanup?: NodeJS.Timeout;
 
   constructor(
@@ -76,6 +79,9 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
   ) {
     this.requests = config.RATE_LIMIT_REQUESTS ?? (config.embedded ? 0 : RATE_LIMIT_REQUESTS_SERVER_DEFAULT);
     this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
+    this.leases = new BudgetLeases((subject, intervalMs, windowMs, count) =>
+      repository.spend(subject, intervalMs, windowMs, count),
+    );
   }
 
   /**
@@ -87,6 +93,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
   onApplicationBootstrap(): void {
     if (this.http.httpAdapter) {
       this.cleanup = setInterval(() => {
+        this.leases.prune();
         this.repository
           .deleteIdle()
           .catch((error: unknown) => this.logger.warn(`Idle cleanup failed: ${String(error)}`));
@@ -153,25 +160,24 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     windowMs: number,
     refusal: (headers: RateLimitHeaders) => RateLimitedError,
   ): Promise<RateLimitHeaders> {
-    const interval = windowMs / limit;
-    const spend = await this.repository.spend(subject, interval, windowMs);
+    const decision = await this.leases.spend(subject, limit, windowMs);
     const policy = `${limit};w=${windowMs / 1000}`;
-    this.metrics.rateLimit(budget, spend.granted !== null);
-    if (spend.granted !== null) {
+    this.metrics.rateLimit(budget, decision.granted);
+    if (decision.granted) {
       return {
         'ratelimit-policy': policy,
         'ratelimit-limit': String(limit),
-        'ratelimit-remaining': String(Math.max(0, Math.floor((spend.now + windowMs - spend.granted) / interval))),
-        'ratelimit-reset': String(Math.max(0, Math.ceil((spend.granted - spend.now) / 1000))),
+        'ratelimit-remaining': String(decision.remaining),
+        'ratelimit-reset': String(decision.resetSeconds),
       };
     }
-    const retryAfter = secondsUntil((spend.previous ?? spend.now) + interval - windowMs, spend.now);
+    const retryAfter = String(decision.retryAfterSeconds);
     throw refusal({
-      'retry-after': String(retryAfter),
+      'retry-after': retryAfter,
       'ratelimit-policy': policy,
       'ratelimit-limit': String(limit),
       'ratelimit-remaining': '0',
-      'ratelimit-reset': String(retryAfter),
+      'ratelimit-reset': retryAfter,
     });
   }
 
@@ -194,6 +200,27 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
       }
       throw error;
     }
+  }
+
+  /**
+   * The 429 for a request from an address over its failure budget, as this instance last learnt it, when the
+   * request's credentials are already known to fail (ApiKeyGuard refuses such requests before their route runs);
+   * else undefined. Counted as the refusal authenticateFrom would have made.
+   */
+  refuseBlocked(address: string): AuthFailuresExceededError | undefined {
+    if (this.blocked.size === 0) {
+      return undefined;
+    }
+    const refusal = this.blockedNow(address);
+    if (refusal) {
+      this.metrics.rateLimit('auth_failure', false);
+    }
+    return refusal;
+  }
+
+  /** Whether some address is over its failure budget on this instance: nothing else is worth checking if not. */
+  get blocking(): boolean {
+    return this.blocked.size > 0;
   }
 
   /** The 429 for an address over its failure budget, as this instance last learnt it; else undefined. */
@@ -232,8 +259,4 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     this.blocked.set(address, Date.now() + waitMs);
     return new AuthFailuresExceededError(secondsUntil(spend.now + waitMs, spend.now));
   }
-}
-
-function secondsUntil(at: number, now: number): number {
-  return Math.max(1, Math.ceil((at - now) / 1000));
 }

@@ -94,6 +94,25 @@ describe('authentication failure budget per client address', () => {
     expect((await app.get(SECURED, { apiKey: other.apiKey })).status).toBe(200);
   });
 
+  it('refuses a blocked address before reading the body, with the same answer, and leaves public routes alone', async () => {
+    for (let i = 0; i < 7; i += 1) {
+      await app.get(SECURED, { apiKey: `pb_wrong_${i}` });
+    }
+    const execute = '/v1/functions/ANY__FUNCTION/execute';
+    const wellFormed = await app.post(execute, { linked_account_owner_id: 'u' }, { apiKey: 'pb_wrong_x' });
+    // The body is never read: malformed JSON from a blocked address with a failing key gets the same 429, not 422.
+    const malformed = await app.request('POST', execute, { apiKey: 'pb_wrong_x', rawBody: '{"not json' });
+    for (const refused of [wellFormed, malformed]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ error: expect.stringContaining('Too many failed authentications') });
+      expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('x-request-id')).toBeTruthy();
+    }
+    expect((await app.get('/v1/health', { apiKey: 'pb_wrong_x' })).status).toBe(200);
+    expect((await app.get(SECURED, { apiKey })).status).toBe(200);
+  });
+
   it('lets a valid MCP token through from a blocked address', async () => {
     const token = await app.post(
       '/v1/mcp/tokens',
@@ -237,4 +256,61 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('request limits on
     ];
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
+});
+
+/**
+ * A busy key is spent in leases (src/rate-limits/budget-leases.ts): each instance takes up to 1 % of the budget in
+ * one statement. The window is a day, so no request comes back while the test runs: what is granted is what the
+ * leases took, never more than the limit, and at most one lease (3 requests here) less.
+ */
+describe.skipIf(inject('databaseTemplate').kind !== 'server')('a busy key on two instances', () => {
+  let first: TestApp;
+  let secondUrl: string;
+  let second: NestFastifyApplication;
+  const limits = { RATE_LIMIT_REQUESTS: '300', RATE_LIMIT_WINDOW_SECONDS: '86400' };
+
+  beforeAll(async () => {
+    first = await TestApp.start(limits);
+    ({ app: second, url: secondUrl } = await first.startAnotherInstance('another instance', limits));
+  });
+
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('is granted its budget within one lease, never more, with truthful RateLimit fields', async () => {
+    const { apiKey } = await first.ctx.newProject();
+    const firstUrl = first.url;
+    const answers: Array<{ status: number; remaining: string | null; retryAfter: string | null }> = [];
+    const client = async (url: string) => {
+      for (let i = 0; i < 12; i += 1) {
+        const response = await fetch(`${url}${SECURED}`, { headers: { 'x-api-key': apiKey } });
+        await response.arrayBuffer();
+        answers.push({
+          status: response.status,
+          remaining: response.headers.get('ratelimit-remaining'),
+          retryAfter: response.headers.get('retry-after'),
+        });
+      }
+    };
+    // 16 clients on each instance, 384 requests in all.
+    await Promise.all(Array.from({ length: 32 }, (_, i) => client(i % 2 === 0 ? firstUrl : secondUrl)));
+
+    const granted = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(granted.length + refused.length).toBe(384);
+    expect(granted.length).toBeLessThanOrEqual(300);
+    expect(granted.length).toBeGreaterThanOrEqual(297);
+    for (const answer of granted) {
+      expect(Number(answer.remaining)).toBeGreaterThanOrEqual(0);
+      expect(Number(answer.remaining)).toBeLessThan(300);
+    }
+    for (const answer of refused) {
+      expect(answer.remaining).toBe('0');
+      expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    }
+    // The last grants on each instance saw the budget nearly spent.
+    expect(Math.min(...granted.map((answer) => Number(answer.remaining)))).toBeLessThanOrEqual(3);
+  }, 60_000);
 });
