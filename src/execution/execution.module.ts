@@ -11,6 +11,7 @@ import { ExecutionLogWriter } from './execution-log.writer.js';
 import { ExecutionController } from './execution.controller.js';
 import { ExecutionRepository } from './execution.repository.js';
 import { ExecutionService } from './execution.service.js';
+import { FunctionRunner } from './function-runner.js';
 import { FunctionInputs } from './function-input.js';
 import { McpExecutor } from './mcp-executor.js';
 import { McpUpstreamModule } from './mcp-upstream.module.js';
@@ -37,6 +38,7 @@ import { UpstreamHttp } from './upstream-http.js';
   controllers: [ExecutionController],
   providers: [
     ExecutionService,
+    FunctionRunner,
     ExecutionRepository,
     ExecutionCache,
     ExecutionLogWriter,

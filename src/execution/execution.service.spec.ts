@@ -27,6 +27,7 @@ import { Metrics } from '../observability/metrics.js';
 import { Tracing } from '../observability/tracing.js';
 import type { RateLimitsService } from '../rate-limits/rate-limits.service.js';
 import { ExecutionService } from './execution.service.js';
+import { FunctionRunner } from './function-runner.js';
 import { FunctionInputs } from './function-input.js';
 import type { McpExecutor } from './mcp-executor.js';
 import type { RestExecutor } from './rest-executor.js';
@@ -127,21 +128,25 @@ describe('ExecutionService (the execution pipeline)', () => {
     service = new ExecutionService(
       rows.cache as unknown as ExecutionCache,
       new FunctionInputs(),
-      rows.rest as unknown as RestExecutor,
-      {} as McpExecutor,
-      new ConnectorRegistry(),
+      new FunctionRunner(
+        rows.rest as unknown as RestExecutor,
+        {} as McpExecutor,
+        new ConnectorRegistry(),
+        loadConfig({}),
+        new Metrics(loadConfig({})),
+        new Tracing(loadConfig({})),
+        new NoAuthSchemeStrategy(),
+        new ApiKeySchemeStrategy(secrets),
+        new HttpBasicSchemeStrategy(secrets),
+        new HttpBearerSchemeStrategy(secrets),
+        {} as OAuth2SchemeStrategy,
+        secrets,
+      ),
       rows.log as unknown as ExecutionLogWriter,
       {} as ExecutionRepository,
-      loadConfig({}),
       { spendExecution: () => undefined } as unknown as RateLimitsService,
       new Metrics(loadConfig({})),
       new Tracing(loadConfig({})),
-      new NoAuthSchemeStrategy(),
-      new ApiKeySchemeStrategy(secrets),
-      new HttpBasicSchemeStrategy(secrets),
-      new HttpBearerSchemeStrategy(secrets),
-      {} as OAuth2SchemeStrategy,
-      secrets,
     );
   });
 
