@@ -7,11 +7,13 @@
  * (express-openapi-validator, fidelity-oracle.ts).
  */
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 
-import { DocumentOracle } from './fidelity-oracle.js';
+import { DocumentOracle, MAX_HEADER_SIZE } from './fidelity-oracle.js';
 import { isNode, resolve, type SampledOperation } from './fidelity-sample.js';
 
 type Node = Record<string, unknown>;
@@ -24,13 +26,16 @@ export interface Recorded {
   body: Buffer;
 }
 
-/** A local HTTP server that answers 200 `{}` to everything and records what it received. */
+/**
+ * A local HTTP server that answers 200 `{}` to everything and records what it received. Its limit on the
+ * request line and headers is 1 MB, not Node's 16 KB: a long query string is what some documents allow.
+ */
 export class RecordingUpstream {
   readonly received: Recorded[] = [];
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<RecordingUpstream> {
-    const server = createServer();
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE });
     const upstream = new RecordingUpstream(server);
     server.on('request', (request, response) => {
       const chunks: Buffer[] = [];
@@ -211,6 +216,13 @@ export async function runFidelity(
           report.executed += 1;
           oracle ??= DocumentOracle.start(document.original, document.k, document.operations);
           const problems = await validate(oracle, j, document.original, operation, received);
+          if (process.env.FIDELITY_DUMP && problems.length > 0) {
+            // Each rejected request in full, with the input it was made from, for triage.
+            writeFileSync(
+              join(process.env.FIDELITY_DUMP, `${name}.json`),
+              JSON.stringify({ label, problems, input, ...received, body: received.body.toString('utf8') }, null, 1),
+            );
+          }
           if (problems.length === 0) {
             report.requests_valid += 1;
           } else {
@@ -243,17 +255,29 @@ export async function runFidelity(
  * would make. Judged on the original document alone, before anything is executed:
  * - an `enum` none of whose values has the schema's `type` (an enum of arrays on an integer);
  * - a `oneOf` (without a discriminator) of open objects in which every branch's properties also
- *   satisfy another branch, so that every object built from one branch matches several.
+ *   satisfy another branch, so that every object built from one branch matches several;
+ * - an `allOf` one of whose members' `additionalProperties` (false, or a schema of another type) refuses
+ *   a required property that is declared beside it (Azure's `UserBase` allows only objects besides its
+ *   own properties, and `UserCreateParameters` requires `accountEnabled`, a boolean);
+ * - a required path parameter whose placeholder is only in the path's fragment (`/send/#env/{id}`): no
+ *   part of a URL after `#` is sent.
  */
 export function unsatisfiable(doc: Node, operation: SampledOperation): { reason: string; where: string } | undefined {
   const item = (doc.paths as Node)[operation.path] as Node;
   const op = item[operation.method] as Node;
   const roots: [string, unknown][] = [];
+  const fragment = operation.path.includes('#') ? operation.path.slice(operation.path.indexOf('#')) : '';
   for (const list of [item.parameters, op.parameters]) {
     for (const entry of Array.isArray(list) ? list : []) {
       const parameter = resolve(doc, entry);
       if (isNode(parameter)) {
         roots.push([`${String(parameter.in)} ${String(parameter.name)}`, parameter.schema]);
+        if (parameter.in === 'path' && fragment.includes(`{${String(parameter.name)}}`)) {
+          return {
+            reason: "a path parameter only in the path's fragment, which no request carries",
+            where: `path ${String(parameter.name)}`,
+          };
+        }
       }
     }
   }
@@ -276,6 +300,13 @@ export function unsatisfiable(doc: Node, operation: SampledOperation): { reason:
           where: `${where}: ${JSON.stringify({ type: schema.type, enum: schema.enum }).slice(0, 120)}`,
         };
       }
+    }
+    const refused = allOfRefusesRequired(doc, schema);
+    if (refused) {
+      return {
+        reason: "an allOf member's additionalProperties refuses a required property declared beside it",
+        where: `${where}.${refused}`,
+      };
     }
     if (overlappingOpenOneOf(doc, schema)) {
       return {
@@ -303,6 +334,50 @@ export function unsatisfiable(doc: Node, operation: SampledOperation): { reason:
     const found = visit(schema, where);
     if (found) {
       return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first required property of an `allOf` that one of its members refuses: the member's
+ * `additionalProperties` is false, or a schema whose type the property's declared type cannot have.
+ */
+function allOfRefusesRequired(doc: Node, schema: Node): string | undefined {
+  if (!Array.isArray(schema.allOf)) {
+    return undefined;
+  }
+  const members = [schema, ...schema.allOf.map((member) => resolve(doc, member))].filter(isNode);
+  const declared: Node = {};
+  const required = new Set<string>();
+  for (const member of members) {
+    Object.assign(declared, isNode(member.properties) ? member.properties : {});
+    for (const name of Array.isArray(member.required) ? member.required : []) {
+      required.add(String(name));
+    }
+  }
+  for (const member of members.slice(1)) {
+    const extra = resolve(doc, member.additionalProperties);
+    if (extra !== false && !(isNode(extra) && typeof extra.type === 'string')) {
+      continue;
+    }
+    const own = isNode(member.properties) ? member.properties : {};
+    for (const name of required) {
+      if (name in own || isNode(member.patternProperties)) {
+        continue;
+      }
+      if (extra === false) {
+        return name;
+      }
+      const property = resolve(doc, declared[name]);
+      const types = isNode(property) ? typesOf(property) : [];
+      const allowed = extra.type;
+      const compatible = types.some(
+        (type) => type === allowed || (type === 'integer' && allowed === 'number') || type === 'null',
+      );
+      if (types.length > 0 && !compatible) {
+        return name;
+      }
     }
   }
   return undefined;

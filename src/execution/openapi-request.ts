@@ -9,6 +9,8 @@ export type OpenApiProtocol = RestProtocol & { openapi: OpenApiWire };
 type Json = Record<string, unknown>;
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
+/** What RFC 3986 does not allow in a path (`pchar`, `/`, and `%` of an escape). */
+const NOT_IN_PATH = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]|%(?![0-9A-Fa-f]{2})/gu;
 
 /**
  * The request of an imported operation, serialized as its document says: every parameter in its
@@ -19,7 +21,12 @@ export function buildOpenApiRequest(protocol: OpenApiProtocol, input: Json): Out
   const rules = protocol.openapi.parameters ?? {};
   const server = parseServerUrl(protocol.server_url);
   const pathInput = (input.path ?? {}) as Json;
-  const path = protocol.path.replace(PLACEHOLDER, (_match, name: string) => {
+  // The template's own text goes on the wire as a path may carry it: a space or a `[` percent-encoded.
+  const template = protocol.path
+    .split(/(\{[^{}]+\})/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(NOT_IN_PATH, (char) => encodeURIComponent(char))))
+    .join('');
+  const path = template.replace(PLACEHOLDER, (_match, name: string) => {
     const field = `function_input.path.${name}`;
     const value = pathInput[name];
     if (value === undefined || value === null || isEmpty(value)) {

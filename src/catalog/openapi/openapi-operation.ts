@@ -23,7 +23,9 @@ const SECTIONS = ['path', 'query', 'header', 'cookie'] as const;
  * security scheme decide them), and those the HTTP client sets itself.
  */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
-const CLIENT_HEADERS = new Set(['content-length', 'user-agent', 'cookie']);
+// A `User-Agent` the document declares is the caller's to give (Apple's media intents require
+// `AppleCloudExtension/…`); Patchbay's own goes out when none is given.
+const CLIENT_HEADERS = new Set(['content-length', 'cookie']);
 
 export interface Operation {
   method: string;
@@ -69,6 +71,9 @@ export function buildFunction(
       }
       if (section === 'query' && parameter.allowEmptyValue !== true) {
         refuseEmptyText(schema);
+        if (parameter.required === true) {
+          refuseEmptyList(schema);
+        }
       }
       groupProperties[paramName] = schema;
       const rule = parameterRule(section, parameter);
@@ -158,6 +163,20 @@ function refuseEmptyText(schema: Node): void {
   }
 }
 
+/**
+ * A required query parameter may not be left out: an empty list or object, which writes no value (or an
+ * empty one), is refused as an empty text is (`minItems: 1`, `minProperties: 1`).
+ */
+function refuseEmptyList(schema: Node): void {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('array') && !(typeof schema.minItems === 'number' && schema.minItems >= 1)) {
+    schema.minItems = 1;
+  }
+  if (types.includes('object') && !(typeof schema.minProperties === 'number' && schema.minProperties >= 1)) {
+    schema.minProperties = 1;
+  }
+}
+
 /** A parameter's style, explode, allowReserved and content media type, when they differ from the defaults. */
 function parameterRule(section: ParameterSection, parameter: Node): ParameterRule | undefined {
   const rule: ParameterRule = {};
@@ -241,6 +260,13 @@ function mapBody(body: Node): { schema: Node; rule: BodyRule } | string {
     schema = toCatalogSchema(source);
     if (schema.type !== 'object' || !isNode(schema.properties)) {
       return `the ${chosen} body is not an object of fields (${describeType(schema)})`;
+    }
+    for (const [name, property] of Object.entries(schema.properties)) {
+      // A field the document leaves untyped is text, as every field is on the wire (Twilio's `Channel`, a JSON
+      // value, goes as its JSON text): any value would let an empty list or object through, which writes nothing.
+      if (isNode(property) && !['type', 'anyOf', 'oneOf', 'enum', 'const'].some((keyword) => keyword in property)) {
+        schema.properties[name] = { type: 'string', ...property };
+      }
     }
     const encoding = encodingRules(media.encoding);
     if (encoding) {

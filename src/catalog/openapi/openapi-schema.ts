@@ -52,7 +52,8 @@ export interface SchemaContext {
  * - `nullable` (3.0) becomes a type list; 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum`
  *   become 2020-12 numbers.
  * - `readOnly` properties are left out (the server sets them); a `pattern` that is not a valid
- *   JavaScript regular expression and an unknown `format` are dropped rather than breaking validation.
+ *   JavaScript regular expression in unicode mode is kept without its needless escapes of punctuation
+ *   (`\-`), else dropped, as is an unknown `format`, rather than breaking validation.
  * - Recursion: a schema met again on its own path, or nesting deeper than MAX_SCHEMA_DEPTH, becomes
  *   an unconstrained value of its type.
  */
@@ -98,8 +99,9 @@ function convert(schema: Node, depth: number, ancestors: Set<unknown>): Node {
   if (typeof schema.format === 'string' && KNOWN_FORMATS.has(schema.format)) {
     out.format = schema.format;
   }
-  if (typeof schema.pattern === 'string' && isValidPattern(schema.pattern)) {
-    out.pattern = schema.pattern;
+  const pattern = typeof schema.pattern === 'string' ? unicodePattern(schema.pattern) : undefined;
+  if (pattern !== undefined) {
+    out.pattern = pattern;
   }
   for (const keyword of NUMBER_KEYWORDS) {
     if (typeof schema[keyword] === 'number' && Number.isFinite(schema[keyword])) {
@@ -230,7 +232,9 @@ function namesDiscriminatorValues(schema: Node, branches: unknown[], converted: 
 export const BRANCH_VALUES = 'x-patchbay-branch-values';
 
 /** A schema cut short by recursion or depth: its type, and the description so the LLM knows what goes there. */
-function cutSchema(schema: Node): Node {
+function cutSchema(cut: Node): Node {
+  // The type may come from an `allOf` member (`{ allOf: [{ $ref: Expression }, { description }] }`).
+  const schema = mergeAllOf(cut);
   const out: Node = {};
   const types = schemaTypes(schema);
   if (types.length > 0) {
@@ -322,13 +326,42 @@ function defaultFits(value: unknown, types: string[], allowed: unknown[] | undef
   });
 }
 
-function isValidPattern(pattern: string): boolean {
+function compiles(pattern: string, flags: string): boolean {
   try {
-    new RegExp(pattern, 'u');
+    new RegExp(pattern, flags);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The pattern as the catalogue's validator compiles it (`u` flag), without the slashes of an ECMAScript
+ * literal around an anchored pattern: as it is when it compiles so;
+ * else with its needless escapes of punctuation removed (`\-`, `\_`, `\:`, `\ ` outside a class, `\_`
+ * or `\:` inside one), which ECMAScript without the flag, Java and PCRE all read as the character
+ * itself, and which the `u` flag refuses. A pattern that still does not compile is dropped.
+ */
+function unicodePattern(written: string): string | undefined {
+  // Written as an ECMAScript literal (`/^\d{4}$/`): anchors inside the slashes match nothing, so they are delimiters.
+  const pattern = /^\/(\^.*\$)\/$/s.exec(written)?.[1] ?? written;
+  if (compiles(pattern, 'u')) {
+    return pattern;
+  }
+  if (!compiles(pattern, '')) {
+    return undefined;
+  }
+  let inClass = false;
+  const rewritten = pattern.replace(/\\([\s\S])|([[\]])/g, (whole, escaped: string | undefined, bracket?: string) => {
+    if (bracket !== undefined) {
+      inClass = bracket === '[';
+      return whole;
+    }
+    // Letters and digits make escape sequences; syntax characters (and `-` in a class) need their escape.
+    const needed = /[A-Za-z0-9$()*+./?[\\\]^{|}]/.test(escaped as string) || (inClass && escaped === '-');
+    return needed ? whole : (escaped as string);
+  });
+  return compiles(rewritten, 'u') ? rewritten : undefined;
 }
 
 /**
