@@ -33,7 +33,8 @@
  *       v2 server SDK, 2026-07-28) with its kept connection;
  *   (s) its baseline: the same tool called directly on that server with the official v2 client SDK.
  * Both are driven one call at a time from this process; `mcp` in the report has their figures and
- * `summary.mcp` the added median (target <= 1 ms). BENCH_ONLY=m measures that path alone.
+ * `summary.mcp` the added median (target <= 1 ms). BENCH_ONLY=m measures that path alone. The builds of
+ * BENCH_COMPARE_DIST (and BENCH_VARIANT_ENV) run the same function in the same alternating rounds.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -519,20 +520,22 @@ async function sequential(call: () => Promise<void>, seconds: number, pid?: numb
 
 /**
  * (BENCH_MCP) The remote-MCP path against its baseline, in alternating rounds at concurrency 1: (m) the
- * function through Patchbay, (s) the tool on the server directly with the official v2 client SDK.
+ * function through Patchbay, (s) the tool on the server directly with the official v2 client SDK, and the
+ * same function through each compared build (BENCH_COMPARE_DIST, BENCH_VARIANT_ENV), each round in a
+ * rotated order.
  */
 async function measureMcp(options: {
   mcpServerUrl: string;
   servicePort: number;
   servicePid: number | undefined;
   upstreamPid: number | undefined;
+  compares: { label: string; port: number; pid: number | undefined; kind: string }[];
   apiKey: string;
   rounds: number;
   seconds: number;
 }): Promise<Record<string, unknown>> {
   const client = new McpClient({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(options.mcpServerUrl)));
-  const pool = new Pool(`http://127.0.0.1:${options.servicePort}`, { connections: 1, keepAliveTimeout: 60_000 });
   const body = JSON.stringify({ function_input: MCP_ARGUMENTS, linked_account_owner_id: OWNER });
   const direct = async () => {
     const result = await client.callTool({ name: 'get_item', arguments: MCP_ARGUMENTS });
@@ -540,47 +543,67 @@ async function measureMcp(options: {
       throw new Error('the tool failed');
     }
   };
-  const throughPatchbay = async () => {
-    const answer = await pool.request({
-      method: 'POST',
-      path: `/v1/functions/${MCP_FUNCTION_NAME}/execute`,
-      headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
-      body,
-    });
-    const result = (await answer.body.json()) as { success?: boolean; error?: string };
-    if (!result.success) {
-      throw new Error(`the service did not execute the function: ${result.error}`);
-    }
+  const pools: Pool[] = [];
+  const throughService = (port: number) => {
+    const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1, keepAliveTimeout: 60_000 });
+    pools.push(pool);
+    return async () => {
+      const answer = await pool.request({
+        method: 'POST',
+        path: `/v1/functions/${MCP_FUNCTION_NAME}/execute`,
+        headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
+        body,
+      });
+      const result = (await answer.body.json()) as { success?: boolean; error?: string };
+      if (!result.success) {
+        throw new Error(`the service did not execute the function: ${result.error}`);
+      }
+    };
   };
+  const paths: { key: string; call: () => Promise<void>; pid: number | undefined }[] = [
+    { key: 's_direct_sdk_client', call: direct, pid: options.upstreamPid },
+    { key: 'm_patchbay', call: throughService(options.servicePort), pid: options.servicePid },
+    ...options.compares.map((compare) => ({
+      key: `${compare.label}_${compare.kind}`,
+      call: throughService(compare.port),
+      pid: compare.pid,
+    })),
+  ];
   try {
-    await throughPatchbay(); // fails loudly here rather than as errors in the figures
-    for (let warm = 0; warm < 300; warm += 1) {
-      await direct();
-      await throughPatchbay();
+    for (const path of paths.slice(1)) {
+      await path.call(); // fails loudly here rather than as errors in the figures
     }
-    const samples: { s: Sample[]; m: Sample[] } = { s: [], m: [] };
-    for (let round = 0; round < options.rounds; round += 1) {
-      const order: ('s' | 'm')[] = round % 2 === 0 ? ['s', 'm'] : ['m', 's'];
-      for (const label of order) {
-        samples[label].push(
-          label === 's'
-            ? await sequential(direct, options.seconds, options.upstreamPid)
-            : await sequential(throughPatchbay, options.seconds, options.servicePid),
-        );
+    for (let warm = 0; warm < 300; warm += 1) {
+      for (const path of paths) {
+        await path.call();
       }
     }
-    const s = figures(samples.s);
-    const m = figures(samples.m);
-    const added = round(m.median_ms - s.median_ms);
+    const samples: Record<string, Sample[]> = {};
+    for (let round = 0; round < options.rounds; round += 1) {
+      const order = paths.map((_, index) => paths[(index + round) % paths.length]);
+      for (const path of order) {
+        (samples[path.key] ??= []).push(await sequential(path.call, options.seconds, path.pid));
+      }
+    }
+    const byPath = Object.fromEntries(paths.map((path) => [path.key, figures(samples[path.key])]));
+    const s = byPath.s_direct_sdk_client;
+    const added = round(byPath.m_patchbay.median_ms - s.median_ms);
     return {
-      concurrency_1: { s_direct_sdk_client: s, m_patchbay: m },
+      concurrency_1: byPath,
       added_median_ms_at_1: added,
       added_median_ms_at_1_target: '<= 1',
       added_median_met: added <= 1,
+      ...(options.compares.length > 0
+        ? {
+            compared_added_median_ms_at_1: Object.fromEntries(
+              paths.slice(2).map((path) => [path.key, round(byPath[path.key].median_ms - s.median_ms)]),
+            ),
+          }
+        : {}),
     };
   } finally {
     await client.close();
-    await pool.close();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
 }
 
@@ -760,6 +783,12 @@ async function main(): Promise<void> {
           servicePort: port,
           servicePid: service.pid,
           upstreamPid: mcpUpstream?.child.pid,
+          compares: compares.map((compare) => ({
+            label: compare.label,
+            port: compare.port,
+            pid: compare.service.pid,
+            kind: compare.kind,
+          })),
           apiKey,
           rounds,
           seconds,
@@ -857,6 +886,7 @@ function mcpSummary(mcp: Record<string, unknown>) {
   return {
     path: 'remote MCP server through Patchbay, over the v2 SDK client directly',
     added_median_ms_at_1: mcp.added_median_ms_at_1,
+    ...(mcp.compared_added_median_ms_at_1 ? { compared: mcp.compared_added_median_ms_at_1 } : {}),
   };
 }
 

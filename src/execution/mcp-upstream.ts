@@ -18,6 +18,7 @@ import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } fr
 import { publicOnlyLookup } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { API_VERSION } from '../config/api-version.js';
+import { dispatcherFetch, type FetchLike } from './dispatcher-fetch.js';
 
 /** Where a remote MCP server is and the credentials a call carries (already placed by the scheme's strategy). */
 export interface McpEndpoint {
@@ -90,6 +91,9 @@ export class McpUpstream implements OnModuleDestroy {
   private readonly timeoutMs: number;
   private readonly connections: LRUCache<string, Connection>;
   private readonly listChangedListeners = new Set<ToolsListChangedListener>();
+  /** The transports' fetch: over undici's request API (dispatcher-fetch.ts), one per agent. */
+  private readonly callFetch: FetchLike;
+  private readonly streamFetch: FetchLike;
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.EXECUTION_TIMEOUT_MS;
@@ -109,6 +113,8 @@ export class McpUpstream implements OnModuleDestroy {
       bodyTimeout: 0,
       maxResponseSize: config.EXECUTION_MAX_RESPONSE_BYTES,
     });
+    this.callFetch = dispatcherFetch(this.agent, (url, init) => fetchThrough(this.agent, url, init));
+    this.streamFetch = dispatcherFetch(this.streamAgent, (url, init) => fetchThrough(this.streamAgent, url, init));
     this.connections = new LRUCache<string, Connection>({
       max: MAX_CONNECTIONS,
       ttl: CONNECTION_IDLE_MS,
@@ -253,7 +259,7 @@ export class McpUpstream implements OnModuleDestroy {
   private transport(endpoint: McpEndpoint, streams = false): StreamableHTTPClientTransport {
     return new StreamableHTTPClientTransport(new URL(endpoint.url), {
       requestInit: { headers: endpoint.headers },
-      fetch: (url, init) => fetchThrough(streams && isStream(init) ? this.streamAgent : this.agent, url, init),
+      fetch: (url, init) => (streams && isStream(init) ? this.streamFetch : this.callFetch)(url, init),
     });
   }
 

@@ -135,7 +135,7 @@ export class UpstreamHttp implements OnModuleDestroy {
  * The whole body (undici enforces maxResponseSize while it streams in). Not the body's `arrayBuffer()`: its
  * consume machinery cost about 3 µs per call more than these listeners in the 2026-11-26 profile of bench:execute.
  */
-function readAll(body: Readable): Promise<Buffer> {
+export function readAll(body: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
