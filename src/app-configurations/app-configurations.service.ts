@@ -61,12 +61,13 @@ export class AppConfigurationsService {
     actor: Actor,
     input: AppConfigurationCreate,
   ): Promise<AppConfigurationPublic> {
-    const app = await this.visibleApp(input.app_name);
+    const app = await this.visibleApp(projectId, input.app_name);
     assertSchemeSupported(app, input.security_scheme);
     if (await this.configurations.findForProject(projectId, app.name)) {
       throw new AppConfigurationExistsError(app.name);
     }
     const enablement = await this.enablement(
+      projectId,
       app.name,
       input.all_functions_enabled ?? true,
       input.enabled_functions ?? [],
@@ -135,14 +136,15 @@ export class AppConfigurationsService {
     const allEnabled = allInput ?? configuration.all_functions_enabled;
     const changes: ConfigurationChanges = {};
     if (scheme !== undefined) {
-      assertSchemeSupported(await this.visibleApp(configuration.app_name), scheme);
+      assertSchemeSupported(await this.visibleApp(projectId, configuration.app_name), scheme);
       changes.security_scheme = scheme;
     } else if (!allEnabled && listed !== undefined) {
       // A new list is checked against the catalogue, which needs the app to still be visible.
-      await this.visibleApp(configuration.app_name);
+      await this.visibleApp(projectId, configuration.app_name);
     }
     if (allInput !== undefined || listed !== undefined) {
       const enablement = await this.enablement(
+        projectId,
         configuration.app_name,
         allEnabled,
         listed ?? configuration.enabled_functions,
@@ -246,8 +248,8 @@ export class AppConfigurationsService {
     return configuration;
   }
 
-  private async visibleApp(name: string): Promise<AppEntity> {
-    const app = await this.apps.findVisibleByName(name);
+  private async visibleApp(projectId: string, name: string): Promise<AppEntity> {
+    const app = await this.apps.findVisibleByName(name, projectId);
     if (!app) {
       throw new AppNotFoundError(name);
     }
@@ -258,13 +260,19 @@ export class AppConfigurationsService {
    * Rules 1–3: all enabled ignores (and stores no) list; otherwise exactly the listed functions,
    * which must be visible functions of the app. `check` is false for a list already stored.
    */
-  private async enablement(appName: string, all: boolean, listed: string[], check = true): Promise<Enablement> {
+  private async enablement(
+    projectId: string,
+    appName: string,
+    all: boolean,
+    listed: string[],
+    check = true,
+  ): Promise<Enablement> {
     if (all) {
       return { all_functions_enabled: true, enabled_functions: [] };
     }
     const names = [...new Set(listed)];
     if (check && names.length > 0) {
-      const known = new Set(await this.functions.visibleNamesOfApp(appName));
+      const known = new Set(await this.functions.visibleNamesOfApp(appName, projectId));
       const unknown = names.filter((name) => !known.has(name));
       if (unknown.length > 0) {
         throw new UnknownEnabledFunctionsError(appName, unknown);

@@ -1,4 +1,15 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  type Relation,
+  UpdateDateColumn,
+} from 'typeorm';
+import { ProjectEntity } from '../projects/project.entity.js';
 import type { DefaultCredentialsByScheme, SchemeSettingsByScheme } from './security-scheme.js';
 
 /** Scheme settings as stored: the OAuth 2.0 client secret is kept apart, sealed, in `secrets`. */
@@ -35,8 +46,17 @@ export class AppEntity {
   @Column('text', { array: true })
   categories: string[];
 
+  /** `private`: seen by no project but its owner (`project_id`), or by none when it has no owner. */
   @Column('text')
   visibility: 'public' | 'private';
+
+  /** The project that added the app as its own (a remote MCP server added through the API); null for the catalogue's. */
+  @Column({ type: 'uuid', nullable: true })
+  project_id: string | null;
+
+  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_apps_project' })
+  project?: Relation<ProjectEntity>;
 
   @Column('boolean')
   active: boolean;

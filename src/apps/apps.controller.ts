@@ -21,8 +21,8 @@ export class AppsController {
   })
   @ApiOkResponse({ type: [AppDetails], description: 'One page of apps' })
   @ApiErrors([401], { validated: true })
-  listApps(@Query() query: ListAppsQuery): Promise<AppDetails[]> {
-    return this.apps.listApps(query);
+  listApps(@CurrentProject() projectId: string, @Query() query: ListAppsQuery): Promise<AppDetails[]> {
+    return this.apps.listApps(projectId, query);
   }
 
   @Get('search')
@@ -50,7 +50,7 @@ export class AppsController {
   @ApiOkResponse({ type: AppDetails, description: 'The app and its visible functions' })
   // A path segment is always a non-empty string, so this route has no 422 answer.
   @ApiErrors([401, 404])
-  getApp(@Param() path: AppNamePath): Promise<AppDetails> {
-    return this.apps.getApp(path.app_name);
+  getApp(@CurrentProject() projectId: string, @Param() path: AppNamePath): Promise<AppDetails> {
+    return this.apps.getApp(projectId, path.app_name);
   }
 }

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { FunctionEntity } from '../functions/function.entity.js';
 import { AppEntity } from './app.entity.js';
 import { configuredSql } from '../catalog-rules/runnable.js';
-import { VISIBLE, visibleSql } from '../catalog-rules/visibility.js';
+import { visibleSql, visibleToSql } from '../catalog-rules/visibility.js';
 
 export interface AppSearch {
   /** The caller project, for `configuredOnly`. */
@@ -20,29 +20,40 @@ export type AppSummary = Pick<AppEntity, 'name' | 'description'>;
 /** A function with its app row, as execution runs it. */
 export type FunctionWithApp = FunctionEntity & { app: AppEntity };
 
-/** Queries over the catalogue's apps. "Visible" means public and active: anything else is invisible to the API. */
+/** Queries over the catalogue's apps. "Visible" to a project: public and active, or its own (visibility.ts). */
 @Injectable()
 export class AppsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  findVisibleByName(name: string): Promise<AppEntity | null> {
-    return this.dataSource.getRepository(AppEntity).findOneBy({ name, ...VISIBLE });
+  findVisibleByName(name: string, projectId: string): Promise<AppEntity | null> {
+    return this.dataSource
+      .getRepository(AppEntity)
+      .createQueryBuilder('a')
+      .where(visibleToSql('a'), { projectId })
+      .andWhere('a.name = :name', { name })
+      .getOne();
   }
 
-  /** A visible function (of a visible app) with its app row, as execution runs it. */
+  /**
+   * A function with its app row, as execution runs it (and caches it for every project): visible, or of an
+   * active private app, which the caller shows only to the app's project (`isVisibleTo`).
+   */
   findVisibleFunctionWithApp(name: string): Promise<FunctionWithApp | null> {
     return this.dataSource
       .getRepository(FunctionEntity)
       .createQueryBuilder('f')
       .innerJoinAndMapOne('f.app', AppEntity, 'a', 'a.name = f.app_name')
-      .where(`${visibleSql('f')} AND ${visibleSql('a')}`)
+      .where(`${visibleSql('f')} AND a.active AND (a.visibility = 'public' OR a.project_id IS NOT NULL)`)
       .andWhere('f.name = :name', { name })
       .getOne() as Promise<FunctionWithApp | null>;
   }
 
   /** Visible apps, whole rows, by name: all of them or some by name, one page. */
-  listVisible(filter: { appNames?: string[]; limit: number; offset: number }): Promise<AppEntity[]> {
-    const query = this.dataSource.getRepository(AppEntity).createQueryBuilder('a').where(visibleSql('a'));
+  listVisible(filter: { projectId: string; appNames?: string[]; limit: number; offset: number }): Promise<AppEntity[]> {
+    const query = this.dataSource
+      .getRepository(AppEntity)
+      .createQueryBuilder('a')
+      .where(visibleToSql('a'), { projectId: filter.projectId });
     if (filter.appNames) {
       query.andWhere('a.name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
     }
@@ -57,7 +68,7 @@ export class AppsRepository {
       .createQueryBuilder('a')
       .select('a.name', 'name')
       .addSelect('a.description', 'description')
-      .where(visibleSql('a'));
+      .where(visibleToSql('a'), { projectId: search.projectId });
     if (search.configuredOnly) {
       query.andWhere(configuredSql('a.name'), { projectId: search.projectId });
     }

@@ -32,7 +32,9 @@ export class AppsService {
       (intent ? await this.search.searchApps({ ...request, intent }) : undefined) ?? (await this.apps.search(request));
     const apps: AppBasic[] = found.map((app) => ({ name: app.name, description: app.description }));
     if (query.include_functions && apps.length > 0) {
-      const functions = groupByApp(await this.functions.findVisible({ appNames: apps.map((app) => app.name) }));
+      const functions = groupByApp(
+        await this.functions.findVisible({ projectId, appNames: apps.map((app) => app.name) }),
+      );
       for (const app of apps) {
         app.functions = (functions.get(app.name) ?? []).map((fn) => ({ name: fn.name, description: fn.description }));
       }
@@ -40,21 +42,28 @@ export class AppsService {
     return apps;
   }
 
-  async getApp(name: string): Promise<AppDetails> {
-    const app = await this.apps.findVisibleByName(name);
+  async getApp(projectId: string, name: string): Promise<AppDetails> {
+    const app = await this.apps.findVisibleByName(name, projectId);
     if (!app) {
       throw new AppNotFoundError(name);
     }
-    return appDetails(app, await this.functions.findVisible({ appNames: [name] }));
+    return appDetails(app, await this.functions.findVisible({ projectId, appNames: [name] }));
   }
 
-  /** Visible apps with their details, by name. */
-  async listApps(query: ListAppsQuery): Promise<AppDetails[]> {
-    const apps = await this.apps.listVisible({ appNames: query.app_names, limit: query.limit, offset: query.offset });
+  /** Apps visible to the project with their details, by name. */
+  async listApps(projectId: string, query: ListAppsQuery): Promise<AppDetails[]> {
+    const apps = await this.apps.listVisible({
+      projectId,
+      appNames: query.app_names,
+      limit: query.limit,
+      offset: query.offset,
+    });
     if (apps.length === 0) {
       return [];
     }
-    const functions = groupByApp(await this.functions.findVisible({ appNames: apps.map((app) => app.name) }));
+    const functions = groupByApp(
+      await this.functions.findVisible({ projectId, appNames: apps.map((app) => app.name) }),
+    );
     return apps.map((app) => appDetails(app, functions.get(app.name) ?? []));
   }
 }

@@ -65,7 +65,7 @@ export const AUDITED_RESOURCES = {
     fields: ['key_id', 'resealed', 'changed_concurrently', 'unreadable', 'remaining'],
   },
   mcp_server: {
-    verbs: ['added', 'synced'],
+    verbs: ['added', 'synced', 'removed'],
     fields: ['app_name', 'url', 'tool_count', 'functions_added', 'functions_updated', 'functions_deactivated'],
   },
 } as const;

@@ -276,6 +276,12 @@ export class CatalogService {
     return deactivated;
   }
 
+  /** After an app was deleted with its functions: tool lists change, and search forgets its documents. */
+  async appRemoved(): Promise<void> {
+    await this.changes.publish('functions');
+    await this.searchIndex.refresh();
+  }
+
   async isEmpty(): Promise<boolean> {
     return (await this.catalog.countApps()) === 0;
   }

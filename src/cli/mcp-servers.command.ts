@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { McpServerAuth } from '../mcp-servers/mcp-server-app.js';
+import { HTTP_HEADER_NAME } from '../mcp-servers/mcp-servers.dto.js';
 import { McpServersService, type McpSyncReport } from '../mcp-servers/mcp-servers.service.js';
 import { CommandError, out, outResult, withContext } from './command.js';
 
@@ -77,8 +78,8 @@ function parseAuth(text: string, options: AddMcpOptions): McpServerAuth {
   if (text === 'bearer') {
     return { scheme: 'http_bearer' };
   }
-  const header = /^api-key:([!#$%&'*+.^_`|~0-9A-Za-z-]+)$/.exec(text)?.[1];
-  if (header) {
+  const header = text.startsWith('api-key:') ? text.slice('api-key:'.length) : undefined;
+  if (header && HTTP_HEADER_NAME.test(header)) {
     return { scheme: 'api_key', header };
   }
   throw new CommandError(`--auth must be none, bearer, api-key:HEADER or oauth2, not ${JSON.stringify(text)}`);

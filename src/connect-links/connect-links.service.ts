@@ -98,7 +98,7 @@ export class ConnectLinksService {
    * rule is checked here.
    */
   async create(projectId: string, actor: Actor, request: ConnectLinkRequest): Promise<NewConnectLinkResult> {
-    const app = await this.apps.findVisibleByName(request.appName);
+    const app = await this.apps.findVisibleByName(request.appName, projectId);
     if (!app) {
       throw new AppNotFoundError(request.appName);
     }

@@ -5,6 +5,7 @@ import { AppConfigurationsRepository } from '../app-configurations/app-configura
 import type { AppConfigurationSecrets } from '../app-configurations/app-configurations.service.js';
 import type { AppSecrets } from '../apps/app.entity.js';
 import { AppsRepository, type FunctionWithApp } from '../apps/apps.repository.js';
+import { isVisibleTo } from '../catalog-rules/visibility.js';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeNotifications, type ChangeTopic } from '../database/change-notifications.js';
 import type { LinkedAccountEntity } from '../linked-accounts/linked-account.entity.js';
@@ -143,7 +144,7 @@ export class ExecutionCache implements OnApplicationBootstrap, OnModuleDestroy {
     ownerId: string,
   ): { function: FunctionView; configuration: ConfigurationView; account: AccountView } | undefined {
     const fn = cachedRow(this.functions, functionName);
-    if (!fn) {
+    if (!fn || !isVisibleTo(fn.fn.app, projectId)) {
       return undefined;
     }
     const appName = fn.fn.app_name;
@@ -152,11 +153,13 @@ export class ExecutionCache implements OnApplicationBootstrap, OnModuleDestroy {
     return configuration && account ? { function: fn, configuration, account } : undefined;
   }
 
-  function(name: string): Promise<FunctionView | null> {
-    return loadRow(this.functions, name, async () => {
+  /** The function, when visible to the project (the row is cached for every project, the rule applied on each read). */
+  async function(name: string, projectId: string): Promise<FunctionView | null> {
+    const view = await loadRow(this.functions, name, async () => {
       const fn = await this.appRows.findVisibleFunctionWithApp(name);
       return fn ? { fn } : null;
     });
+    return view && isVisibleTo(view.fn.app, projectId) ? view : null;
   }
 
   configuration(projectId: string, appName: string): Promise<ConfigurationView | null> {

@@ -157,7 +157,7 @@ export class ExecutionService {
     if (cached) {
       return this.check(projectId, ownerId, cached.function, cached.configuration, cached.account);
     }
-    const fnView = await this.cache.function(functionName);
+    const fnView = await this.cache.function(functionName, projectId);
     if (!fnView) {
       throw new FunctionNotFoundError(functionName);
     }

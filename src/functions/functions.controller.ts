@@ -47,8 +47,8 @@ export class FunctionsController {
   })
   @ApiOkResponse({ type: [FunctionDetails], description: 'One page of functions' })
   @ApiErrors([401], { validated: true })
-  listFunctions(@Query() query: ListFunctionsQuery): Promise<FunctionDetails[]> {
-    return this.functions.listFunctions(query);
+  listFunctions(@CurrentProject() projectId: string, @Query() query: ListFunctionsQuery): Promise<FunctionDetails[]> {
+    return this.functions.listFunctions(projectId, query);
   }
 
   @Get('search')
@@ -90,9 +90,10 @@ export class FunctionsController {
   @ApiOkResponse({ description: 'The definition in the asked format', schema: DEFINITION_SHAPES })
   @ApiErrors([401, 404], { validated: true })
   getFunctionDefinition(
+    @CurrentProject() projectId: string,
     @Param() path: FunctionNamePath,
     @Query() query: FunctionDefinitionQuery,
   ): Promise<FunctionDefinition> {
-    return this.functions.getFunctionDefinition(path.function_name, query);
+    return this.functions.getFunctionDefinition(projectId, path.function_name, query);
   }
 }

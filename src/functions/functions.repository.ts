@@ -4,9 +4,10 @@ import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { FunctionEntity } from './function.entity.js';
 import type { ServerTemplate } from './openapi-wire.js';
 import { configuredSql, runnableSql } from '../catalog-rules/runnable.js';
-import { visibleSql } from '../catalog-rules/visibility.js';
+import { visibleSql, visibleToSql } from '../catalog-rules/visibility.js';
 
-const VISIBLE = `${visibleSql('f')} AND ${visibleSql('a')}`;
+/** Visible to the project of the `projectId` parameter: the function, and its app to that project. */
+const VISIBLE = `${visibleSql('f')} AND ${visibleToSql('a')}`;
 
 export interface FunctionSearch {
   /** The caller project, for `configuredOnly`. */
@@ -18,6 +19,8 @@ export interface FunctionSearch {
 }
 
 export interface VisibleFunctionFilter {
+  /** The caller project: the public catalogue and its own apps are visible to it. */
+  projectId: string;
   appNames?: string[];
   functionNames?: string[];
   limit?: number;
@@ -33,14 +36,14 @@ export interface RunnableFunctionFilter {
 
 export type FunctionSummary = Pick<FunctionEntity, 'name' | 'description'>;
 
-/** Queries over the catalogue's functions. Visible: the function and its app are both public and active. */
+/** Queries over the catalogue's functions. Visible: the function is public and active, its app visible to the project. */
 @Injectable()
 export class FunctionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Names of the visible functions of a visible app. */
-  async visibleNamesOfApp(appName: string): Promise<string[]> {
-    const rows: { name: string }[] = await this.visible()
+  async visibleNamesOfApp(appName: string, projectId: string): Promise<string[]> {
+    const rows: { name: string }[] = await this.visible(projectId)
       .select('f.name', 'name')
       .andWhere('f.app_name = :appName', { appName })
       .getRawMany();
@@ -74,8 +77,8 @@ export class FunctionsRepository {
   }
 
   /** Visible functions, whole rows, by name: all of them or those of some apps or names, optionally one page. */
-  findVisible(filter: VisibleFunctionFilter = {}): Promise<FunctionEntity[]> {
-    const query = this.visible();
+  findVisible(filter: VisibleFunctionFilter): Promise<FunctionEntity[]> {
+    const query = this.visible(filter.projectId);
     if (filter.appNames) {
       query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
     }
@@ -90,13 +93,13 @@ export class FunctionsRepository {
     return query.getMany();
   }
 
-  findVisibleByName(name: string): Promise<FunctionEntity | null> {
-    return this.visible().andWhere('f.name = :name', { name }).getOne();
+  findVisibleByName(name: string, projectId: string): Promise<FunctionEntity | null> {
+    return this.visible(projectId).andWhere('f.name = :name', { name }).getOne();
   }
 
   /** Visible functions matching the filters, one page of them, by name. Intent searches are ranked by the search module. */
   async search(search: FunctionSearch): Promise<FunctionSummary[]> {
-    const query = this.visible().select('f.name', 'name').addSelect('f.description', 'description');
+    const query = this.visible(search.projectId).select('f.name', 'name').addSelect('f.description', 'description');
     if (search.appNames?.length) {
       query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: search.appNames });
     }
@@ -113,7 +116,7 @@ export class FunctionsRepository {
    * by name, after `afterName` (keyset pagination), at most `limit`.
    */
   findRunnable(projectId: string, filter: RunnableFunctionFilter): Promise<FunctionEntity[]> {
-    const query = runnableIn(this.visible(), projectId);
+    const query = runnableIn(this.visible(projectId), projectId);
     if (filter.appNames) {
       query.andWhere('f.app_name = ANY(CAST(:appNames AS text[]))', { appNames: filter.appNames });
     }
@@ -123,12 +126,12 @@ export class FunctionsRepository {
     return query.orderBy('f.name COLLATE "C"', 'ASC').limit(filter.limit).getMany();
   }
 
-  private visible(): SelectQueryBuilder<FunctionEntity> {
+  private visible(projectId: string): SelectQueryBuilder<FunctionEntity> {
     return this.dataSource
       .getRepository(FunctionEntity)
       .createQueryBuilder('f')
       .innerJoin('apps', 'a', 'a.name = f.app_name')
-      .where(VISIBLE);
+      .where(VISIBLE, { projectId });
   }
 }
 

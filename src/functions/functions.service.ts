@@ -41,7 +41,7 @@ export class FunctionsService {
     if (query.format === 'basic' || hits.length === 0) {
       return hits.map((hit) => ({ name: hit.name, description: hit.description }));
     }
-    const rows = await this.functions.findVisible({ functionNames: hits.map((hit) => hit.name) });
+    const rows = await this.functions.findVisible({ projectId, functionNames: hits.map((hit) => hit.name) });
     const byName = new Map(rows.map((row) => [row.name, row]));
     // A function made invisible between the search and this read is left out rather than shown.
     return hits.flatMap((hit) => {
@@ -51,8 +51,12 @@ export class FunctionsService {
   }
 
   /** The function as an LLM tool definition; only its visible parameters are shown. */
-  async getFunctionDefinition(name: string, query: FunctionDefinitionQuery): Promise<FunctionDefinition> {
-    const fn = await this.functions.findVisibleByName(name);
+  async getFunctionDefinition(
+    projectId: string,
+    name: string,
+    query: FunctionDefinitionQuery,
+  ): Promise<FunctionDefinition> {
+    const fn = await this.functions.findVisibleByName(name, projectId);
     if (!fn) {
       throw new FunctionNotFoundError(name);
     }
@@ -60,9 +64,10 @@ export class FunctionsService {
     return functionDefinition(fn, format);
   }
 
-  /** Visible functions with their details, by name. */
-  async listFunctions(query: ListFunctionsQuery): Promise<FunctionDetails[]> {
+  /** Functions visible to the project with their details, by name. */
+  async listFunctions(projectId: string, query: ListFunctionsQuery): Promise<FunctionDetails[]> {
     const rows = await this.functions.findVisible({
+      projectId,
       appNames: query.app_names,
       functionNames: query.function_names,
       limit: query.limit,

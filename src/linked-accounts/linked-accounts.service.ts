@@ -186,7 +186,7 @@ export class LinkedAccountsService {
     appName: string,
     scheme: SecurityScheme,
   ): Promise<{ app: AppEntity; configuration: AppConfigurationEntity }> {
-    const app = await this.apps.findVisibleByName(appName);
+    const app = await this.apps.findVisibleByName(appName, projectId);
     if (!app) {
       throw new AppNotFoundError(appName);
     }

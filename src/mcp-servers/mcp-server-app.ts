@@ -85,7 +85,8 @@ export function appFile(
   serverUrl: string,
   description: McpServerDescription,
   auth: McpServerAuth,
-  options: { displayName?: string; categories?: string[] },
+  /** With `projectId`, the project's own app: private, seen by that project alone. */
+  options: { displayName?: string; categories?: string[]; projectId?: string },
   given?: Record<string, Record<string, unknown>>,
 ): AppFile {
   const info = description.serverInfo;
@@ -116,7 +117,7 @@ export function appFile(
     description: text,
     logo: null,
     categories: options.categories ?? [],
-    visibility: 'public',
+    visibility: options.projectId ? 'private' : 'public',
     active: true,
     security_schemes: schemes,
     default_security_credentials_by_scheme: {},

@@ -23,7 +23,7 @@ import {
   unnamedServer,
 } from './mcp-server-app.js';
 import { McpServerOAuth, NoProtectedResourceMetadata } from './mcp-server-oauth.js';
-import { McpServerNotFoundError, McpServerRefusedError } from './mcp-servers.errors.js';
+import { McpServerNameTakenError, McpServerNotFoundError, McpServerRefusedError } from './mcp-servers.errors.js';
 import { McpServersRepository } from './mcp-servers.repository.js';
 import { mapTools, type SkippedTool, stripControl, ToolNamer } from './mcp-tool-records.js';
 
@@ -37,6 +37,8 @@ export interface AddMcpServerOptions {
   token?: string;
   /** Who the audit log names: the command line unless said. */
   actor?: Actor;
+  /** The project that adds the server as its own app (private: no other project sees it); the catalogue's when absent. */
+  projectId?: string;
 }
 
 export interface McpSyncReport {
@@ -90,22 +92,35 @@ export class McpServersService {
     }
     const info = listing.description.serverInfo;
     const appName = options.appName ?? appNameFrom(info.title ?? info.name);
-    let schemes: Record<string, Record<string, unknown>> | undefined;
-    if (auth.scheme === 'oauth2') {
-      try {
-        schemes = { oauth2: await this.oauth.scheme(serverUrl, auth) };
-      } catch (error) {
-        // Detected, not asked for: a server without OAuth metadata wants another kind of credential.
-        throw error instanceof NoProtectedResourceMetadata && options.auth === undefined
-          ? new McpCredentialsRequired(new URL(serverUrl).origin).refusal()
-          : error;
-      }
+    const projectId = options.projectId ?? null;
+    // A project's app takes its name first, in one statement; the catalogue's never replaces a project's.
+    if (projectId ? !(await this.servers.reserveApp(appName, projectId)) : await this.servers.ownerOf(appName)) {
+      throw new McpServerNameTakenError(appName);
     }
-    const app = appFile(appName, serverUrl, listing.description, auth, options, schemes);
-    return this.write(app, contentHash(app), serverUrl, listing, auth, {
-      actor: options.actor ?? CLI_ACTOR,
-      action: 'mcp_server.added',
-    });
+    try {
+      let schemes: Record<string, Record<string, unknown>> | undefined;
+      if (auth.scheme === 'oauth2') {
+        try {
+          schemes = { oauth2: await this.oauth.scheme(serverUrl, auth) };
+        } catch (error) {
+          // Detected, not asked for: a server without OAuth metadata wants another kind of credential.
+          throw error instanceof NoProtectedResourceMetadata && options.auth === undefined
+            ? new McpCredentialsRequired(new URL(serverUrl).origin).refusal()
+            : error;
+        }
+      }
+      const app = appFile(appName, serverUrl, listing.description, auth, options, schemes);
+      return await this.write(app, contentHash(app), serverUrl, listing, auth, {
+        actor: options.actor ?? CLI_ACTOR,
+        action: 'mcp_server.added',
+        projectId,
+      });
+    } catch (error) {
+      if (projectId) {
+        await this.servers.releaseApp(appName, projectId);
+      }
+      throw error;
+    }
   }
 
   /**
@@ -128,6 +143,7 @@ export class McpServersService {
       return await this.write(storedAppFile(stored), stored.content_hash, server.url, listing, auth, {
         actor: options.actor ?? CLI_ACTOR,
         action: 'mcp_server.synced',
+        projectId: stored.project_id,
       });
     } catch (error) {
       await this.servers.recordSync(appName, { sync_error: error instanceof Error ? error.message : String(error) });
@@ -196,7 +212,7 @@ export class McpServersService {
     serverUrl: string,
     listing: Listing,
     auth: McpServerAuth,
-    audit: { actor: Actor; action: 'mcp_server.added' | 'mcp_server.synced' },
+    audit: { actor: Actor; action: 'mcp_server.added' | 'mcp_server.synced'; projectId: string | null },
   ): Promise<McpSyncReport> {
     const namer = new ToolNamer(app.name, await this.catalog.mcpToolNames(app.name));
     const records: FunctionRecord[] = [];
@@ -238,7 +254,7 @@ export class McpServersService {
     if (audit.action === 'mcp_server.added' || changed > 0) {
       const where = new URL(serverUrl);
       await this.audit.record({
-        projectId: null,
+        projectId: audit.projectId,
         actor: audit.actor,
         action: audit.action,
         resourceId: app.name,

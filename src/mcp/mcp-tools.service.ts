@@ -129,7 +129,7 @@ export class McpToolsService {
     });
     // Basic results are {name, description}; the rows give the app and the schema.
     const names = hits.map((hit) => (hit as FunctionBasic).name);
-    const rows = await this.functionRows.findVisible({ functionNames: names });
+    const rows = await this.functionRows.findVisible({ projectId: ctx.projectId, functionNames: names });
     const byName = new Map(rows.map((row) => [row.name, row]));
     const linkedApps = await this.linkedApps(ctx);
     const results = names.flatMap((name) => {
@@ -153,7 +153,7 @@ export class McpToolsService {
 
   private async definition(ctx: McpCallContext, name: string): Promise<CallToolResult> {
     try {
-      const definition = (await this.functions.getFunctionDefinition(name, {
+      const definition = (await this.functions.getFunctionDefinition(ctx.projectId, name, {
         format: 'anthropic',
       })) as AnthropicFunctionDefinition;
       if (ctx.apps !== null && !(await this.allowedFunction(ctx, name))) {
@@ -211,7 +211,7 @@ export class McpToolsService {
     functionName: string,
     error: DomainError,
   ): Promise<McpToolResult> {
-    const fn = await this.executionCache.function(functionName);
+    const fn = await this.executionCache.function(functionName, ctx.projectId);
     if (!fn) {
       return this.failure(error);
     }
@@ -255,7 +255,7 @@ export class McpToolsService {
   }
 
   private async allowedFunction(ctx: McpCallContext, functionName: string): Promise<boolean> {
-    const fn = await this.executionCache.function(functionName);
+    const fn = await this.executionCache.function(functionName, ctx.projectId);
     return fn !== null && (ctx.apps === null || ctx.apps.includes(fn.fn.app_name));
   }
 

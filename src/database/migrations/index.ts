@@ -19,6 +19,7 @@ import { AuditEvents1770000000000 } from './1770000000000-AuditEvents.js';
 import { EndUserPages1770100000000 } from './1770100000000-EndUserPages.js';
 import { AuditRetention1770200000000 } from './1770200000000-AuditRetention.js';
 import { ServerVariables1770400000000 } from './1770400000000-ServerVariables.js';
+import { PrivateApps1770500000000 } from './1770500000000-PrivateApps.js';
 
 /** Applied in this order; a new migration is appended here. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   EndUserPages1770100000000,
   AuditRetention1770200000000,
   ServerVariables1770400000000,
+  PrivateApps1770500000000,
 ];

@@ -326,19 +326,29 @@ const URL_MAX_LENGTH = 2084;
  */
 export function OptionalHttpUrl(options: Described): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({
-      type: String,
-      format: 'uri',
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-      maxLength: URL_MAX_LENGTH,
-      description: options.description,
-      example: options.example,
-    }),
+    ApiPropertyOptional({ ...httpUrlSchema, description: options.description, example: options.example }),
     nullableOptional(),
+    ...httpUrlConstraints(),
+  );
+}
+
+/** The same, required. */
+export function RequiredHttpUrl(options: Described): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ ...httpUrlSchema, description: options.description, example: options.example }),
+    missing(),
+    ...httpUrlConstraints(),
+  );
+}
+
+const httpUrlSchema = { type: String, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: URL_MAX_LENGTH };
+
+function httpUrlConstraints(): PropertyDecorator[] {
+  return [
     stringType(),
     IsUrl(
       { protocols: ['http', 'https'], require_protocol: true, require_tld: false, max_allowed_length: URL_MAX_LENGTH },
       { message: encodeIssue('url_parsing', 'Input should be a valid http or https URL') },
     ),
-  );
+  ];
 }
