@@ -12,12 +12,15 @@
  * All answer JSON. Prints one JSON object with the median, p99 and server CPU per request of each and
  * the median each adds at concurrency 1 (target: under 0.5 ms). BENCH_DURATION_S (default
  * 5) and BENCH_ROUNDS (default 3) tune it.
+ * BENCH_COMPARE_DIST=<the dist/ folder of another checkout, built> adds (R, M, N): r, m and n on that build,
+ * served from its own copy of the seeded data, in the same alternating rounds; `compare` in the report has
+ * their figures. BENCH_ONLY (e.g. "nN") measures only those paths.
  */
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import {
   EXECUTE_BODY,
   figures,
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-mcp-'));
   const children: ChildProcess[] = [];
+  const compareDirs: string[] = [];
   let oauth: McpOAuthToken | undefined;
   try {
     const upstream = await forkRole('upstream');
@@ -77,23 +81,37 @@ async function main(): Promise<void> {
       PORT: String(port),
     };
     const apiKey = await seed(env, `http://127.0.0.1:${upstream.port}`);
+    const compareDist = process.env.BENCH_COMPARE_DIST;
+    let compare: { port: number; service: ChildProcess } | undefined;
+    if (compareDist) {
+      const copied = `${dataDir}-compare`;
+      cpSync(dataDir, copied, { recursive: true });
+      compareDirs.push(copied);
+      const comparePort = await freePort();
+      const compareService = await startService(
+        { ...env, DATA_DIR: copied, PORT: String(comparePort) },
+        resolvePath(compareDist),
+      );
+      children.push(compareService);
+      compare = { port: comparePort, service: compareService };
+    }
     const service = await startService(env);
     children.push(service);
     const base = `http://127.0.0.1:${port}`;
     // The user signed in through the project's identity provider is the bench's end user.
     oauth = await mcpOAuthToken(base, apiKey, OWNER);
-    const targets: Target[] = [
+    const paths = (labels: { r: string; m: string; n: string }, pid: number | undefined, base: string): Target[] => [
       {
-        label: 'r',
-        pid: service.pid,
+        label: labels.r,
+        pid,
         url: `${base}/v1/functions/${FUNCTION_NAME}/execute`,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
         body: EXECUTE_BODY,
       },
       {
-        label: 'm',
-        pid: service.pid,
+        label: labels.m,
+        pid,
         url: `${base}/v1/mcp`,
         method: 'POST',
         headers: {
@@ -106,8 +124,8 @@ async function main(): Promise<void> {
         body: TOOLS_CALL_BODY,
       },
       {
-        label: 'n',
-        pid: service.pid,
+        label: labels.n,
+        pid,
         url: `${base}/v1/mcp`,
         method: 'POST',
         headers: {
@@ -121,6 +139,9 @@ async function main(): Promise<void> {
         },
         body: MODERN_TOOLS_CALL_BODY,
       },
+    ];
+    const all: Target[] = [
+      ...paths({ r: 'r', m: 'm', n: 'n' }, service.pid, base),
       {
         label: 'o',
         pid: service.pid,
@@ -134,8 +155,11 @@ async function main(): Promise<void> {
         },
         body: TOOLS_CALL_BODY,
       },
+      ...(compare ? paths({ r: 'R', m: 'M', n: 'N' }, compare.service.pid, `http://127.0.0.1:${compare.port}`) : []),
     ];
-    for (const target of targets.slice(1)) {
+    const only = process.env.BENCH_ONLY;
+    const targets = only ? all.filter((target) => only.includes(target.label)) : all;
+    for (const target of targets.filter((target) => target.label.toLowerCase() !== 'r')) {
       const check = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
       const checked = (await check.json()) as { result?: { structuredContent?: { success?: boolean } } };
       if (!checked.result?.structuredContent?.success) {
@@ -148,7 +172,9 @@ async function main(): Promise<void> {
     const samples: Record<string, Sample[]> = {};
     for (let index = 0; index < rounds; index += 1) {
       for (const connections of CONCURRENCIES) {
-        for (const target of targets) {
+        // Each round in a rotated order, so that no path always follows the same one.
+        const order = targets.map((_, at) => targets[(at + index) % targets.length]);
+        for (const target of order) {
           (samples[`${target.label}@${connections}`] ??= []).push(await measure(target, connections, seconds));
         }
       }
@@ -158,6 +184,11 @@ async function main(): Promise<void> {
       mcp_tools_call_2025_11_25: figures(samples[`m@${connections}`] ?? []),
       mcp_tools_call_2026_07_28: figures(samples[`n@${connections}`] ?? []),
       mcp_tools_call_oauth_token: figures(samples[`o@${connections}`] ?? []),
+    });
+    const compared = (connections: number) => ({
+      rest_execute: figures(samples[`R@${connections}`] ?? []),
+      mcp_tools_call_2025_11_25: figures(samples[`M@${connections}`] ?? []),
+      mcp_tools_call_2026_07_28: figures(samples[`N@${connections}`] ?? []),
     });
     const c1 = at(1);
     const added = round(c1.mcp_tools_call_2025_11_25.median_ms - c1.rest_execute.median_ms);
@@ -180,6 +211,7 @@ async function main(): Promise<void> {
         added_median_ms_at_1_oauth_token: addedOAuth,
         added_median_met_oauth_token: addedOAuth < 0.5,
       },
+      ...(compare ? { compare: { build: compareDist, concurrency_1: compared(1), concurrency_32: compared(32) } } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
@@ -199,7 +231,9 @@ async function main(): Promise<void> {
           }),
       ),
     );
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of [dataDir, ...compareDirs]) {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import {
-  NodeStreamableHTTPServerTransport,
-  toNodeHandler,
-  type NodeMcpRequestHandler,
-} from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import {
   classifyInboundRequest,
   createMcpHandler,
@@ -37,6 +34,7 @@ import type { McpSessionEntity } from './mcp-session.entity.js';
 import { type McpPrincipal, McpTokensService } from './mcp-tokens.service.js';
 import { McpToolsService } from './mcp-tools.service.js';
 import { type ExchangeScope, ToolChangeBus } from './tool-change-bus.js';
+import { serveWebExchange } from './web-exchange.js';
 
 /** Request bodies larger than this are refused (413) before anything else is done with them. */
 export const MCP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -79,7 +77,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
   private readonly validator = new AjvJsonSchemaValidator();
   private readonly bus = new ToolChangeBus();
   private readonly modern: McpHttpHandler;
-  private readonly serveModern: NodeMcpRequestHandler;
+  private readonly serveModern: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
   private readonly logger = new Logger('McpTransport');
 
   constructor(
@@ -113,7 +111,7 @@ export class McpTransportService implements OnModuleInit, BeforeApplicationShutd
         onerror: (error) => this.logger.debug(`MCP 2026-07-28: ${error.message}`),
       },
     );
-    this.serveModern = toNodeHandler(this.modern, { maxRequestBodySize: MCP_BODY_LIMIT_BYTES });
+    this.serveModern = (req, res, body) => serveWebExchange(this.modern, req, res, body);
   }
 
   onModuleInit(): void {
