@@ -81,7 +81,7 @@ export class FunctionRunner {
           outcome = await this.runConnector(fn.name, input, authorization, target);
           break;
         case 'mcp':
-          outcome = await this.mcp.execute(fn.protocol_data as McpProtocolData, input, authorization);
+          outcome = await this.mcp.execute(fn.protocol_data as McpProtocolData, input, authorization, fn.app_name);
           break;
       }
     } catch (error) {

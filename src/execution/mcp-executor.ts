@@ -26,8 +26,9 @@ export class McpExecutor {
     protocol: McpProtocolData,
     input: Record<string, unknown>,
     authorization: Authorization,
+    appName: string,
   ): Promise<RunOutcome> {
-    const endpoint = placeCredentials(protocol.server_url, authorization);
+    const endpoint = { ...placeCredentials(protocol.server_url, authorization), app: appName };
     let result: CallToolResult;
     try {
       result = await this.upstream.callTool(endpoint, protocol.tool, input);

@@ -27,6 +27,11 @@ export interface McpEndpoint {
   headers: Record<string, string>;
   /** The server's URL as registered, without credentials (`url` when absent): what a tool-list change names. */
   server?: string;
+  /**
+   * The app whose call opened the connection: a tool-list change announced on it syncs that app and the
+   * catalogue's apps at the server, never another project's own app (its credentials are not that project's).
+   */
+  app?: string;
 }
 
 /** A server announced `notifications/tools/list_changed` on a connection held with these credentials. */

@@ -22,8 +22,18 @@ export class McpServersRepository {
     return this.dataSource.getRepository(McpServerEntity).findOneBy({ app_name: appName });
   }
 
-  async findByUrl(url: string): Promise<McpServerEntity[]> {
-    return this.dataSource.getRepository(McpServerEntity).find({ where: { url }, order: { app_name: 'ASC' } });
+  /** The servers registered at `url`, each with the project that owns its app (null for the catalogue's). */
+  async findByUrl(url: string): Promise<(McpServerEntity & { project_id: string | null })[]> {
+    const rows = await this.dataSource
+      .getRepository(McpServerEntity)
+      .createQueryBuilder('s')
+      .innerJoin('s.app', 'a')
+      .addSelect('a.project_id')
+      .where('s.url = :url', { url })
+      .orderBy('s.app_name', 'ASC')
+      .getRawAndEntities<{ s_app_name: string; a_project_id: string | null }>();
+    const owners = new Map(rows.raw.map((row) => [row.s_app_name, row.a_project_id]));
+    return rows.entities.map((server) => ({ ...server, project_id: owners.get(server.app_name) ?? null }));
   }
 
   async listAll(): Promise<McpServerEntity[]> {

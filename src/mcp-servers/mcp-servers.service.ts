@@ -172,9 +172,15 @@ export class McpServersService {
     return outcomes;
   }
 
-  /** The apps whose server is at `url` (as registered): those a change announced by that server concerns. */
-  async appsAt(url: string): Promise<string[]> {
-    return (await this.servers.findByUrl(url)).map((server) => server.app_name);
+  /**
+   * The apps whose server is at `url` (as registered) that a change announced on a connection opened for
+   * `heardBy` concerns: the catalogue's, and a project's own app only when it is `heardBy`.
+   */
+  async appsAt(url: string, heardBy?: string): Promise<string[]> {
+    // A project's own app is synced only with the credentials of a connection opened for it.
+    return (await this.servers.findByUrl(url))
+      .filter((server) => server.project_id === null || server.app_name === heardBy)
+      .map((server) => server.app_name);
   }
 
   /** The server's description and its tools as checked records (kept as JSON text, bounded in bytes). */

@@ -78,7 +78,7 @@ export class McpServersSync implements OnApplicationBootstrap, OnModuleDestroy {
   private async changed(server: string, endpoint: McpEndpoint): Promise<void> {
     let apps: string[];
     try {
-      apps = await this.servers.appsAt(server);
+      apps = await this.servers.appsAt(server, endpoint.app);
     } catch (error) {
       this.logger.warn(`A tool-list change of ${new URL(server).origin} was not handled: ${String(error)}`);
       return;

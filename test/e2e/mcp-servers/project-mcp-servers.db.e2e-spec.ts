@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppEntity } from '../../../src/apps/app.entity.js';
 import { AuditEventEntity } from '../../../src/audit/audit-event.entity.js';
 import { McpServersService } from '../../../src/mcp-servers/mcp-servers.service.js';
@@ -236,6 +236,65 @@ describe('a project’s own remote MCP servers (POST/GET/DELETE /v1/mcp-servers)
       'HELPDESK__REOPEN_TICKET',
     ]);
     expect((await app.get(`${SERVERS}/HELPDESK`, asOwner)).body.tool_count).toBe(2);
+  });
+
+  it('a tool-list change heard on the owner’s connection syncs the owner’s app, never another project’s', async () => {
+    let names = ['read_board'];
+    const board = await McpTestServer.start({
+      era: 'modern',
+      listChanged: true,
+      tools: () => names.map((name) => ({ name, description: `Does ${name}.`, inputSchema: { type: 'object' } })),
+      call: (name) => ({ content: [{ type: 'text', text: `${name} done` }] }),
+    });
+    try {
+      for (const [apiKey, appName] of [
+        [owner.apiKey, 'BOARD_MINE'],
+        [other.apiKey, 'BOARD_THEIRS'],
+      ]) {
+        expect((await app.post(SERVERS, { url: board.url, app_name: appName }, { apiKey })).status).toBe(201);
+        expect(
+          (await app.post('/v1/app-configurations', { app_name: appName, security_scheme: 'no_auth' }, { apiKey }))
+            .status,
+        ).toBe(200);
+      }
+      const linked = await app.post(
+        '/v1/linked-accounts/no-auth',
+        { app_name: 'BOARD_MINE', linked_account_owner_id: 'zoe' },
+        asOwner,
+      );
+      expect(linked.status, linked.text).toBe(200);
+      const run = await app.post(
+        '/v1/functions/BOARD_MINE__READ_BOARD/execute',
+        { function_input: {}, linked_account_owner_id: 'zoe' },
+        asOwner,
+      );
+      expect(run.body).toMatchObject({ success: true });
+      await vi.waitFor(() => expect(board.received.some((r) => r.rpc === 'subscriptions/listen')).toBe(true), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      names = ['read_board', 'pin_card'];
+      await board.announceToolsChanged();
+      const synced = (appName: string) =>
+        app.dataSource.getRepository(AuditEventEntity).findBy({ action: 'mcp_server.synced', resource_id: appName });
+      await vi.waitFor(async () => expect(await synced('BOARD_MINE')).toHaveLength(1), {
+        timeout: 15_000,
+        interval: 200,
+      });
+      const mine = await app.get('/v1/functions', { ...asOwner, query: { app_names: 'BOARD_MINE' } });
+      expect((mine.body as { name: string }[]).map((fn) => fn.name).sort()).toEqual([
+        'BOARD_MINE__PIN_CARD',
+        'BOARD_MINE__READ_BOARD',
+      ]);
+      // The other project's app at the same server was not read with the owner's connection.
+      expect(await synced('BOARD_THEIRS')).toEqual([]);
+      const theirs = await app.get('/v1/functions', { ...asOther, query: { app_names: 'BOARD_THEIRS' } });
+      expect((theirs.body as { name: string }[]).map((fn) => fn.name)).toEqual(['BOARD_THEIRS__READ_BOARD']);
+    } finally {
+      await board.close();
+      await app.delete(`${SERVERS}/BOARD_MINE`, asOwner);
+      await app.delete(`${SERVERS}/BOARD_THEIRS`, asOther);
+    }
   });
 
   it('removes the app with its configuration and accounts; the execution log keeps its records', async () => {
