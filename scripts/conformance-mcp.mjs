@@ -275,7 +275,15 @@ async function runSuite(suite, args, work, onLine = () => {}) {
  * redirect is delivered to the suite's callback server, which then exchanges the code.
  */
 async function runAuthorization(base, apiKey, out) {
-  const { startProjectSignIn, playBrowser } = await import(join(root, 'dist/bench/mcp-oauth-sign-in.js'));
+  const { startProjectSignIn, playSignIn } = await import(join(root, 'dist/bench/mcp-oauth-sign-in.js'));
+  // The user's browser from the printed authorization URL to the suite's callback.
+  const playBrowser = async (start, [patchbay, identityProvider], login) => {
+    const { redirect, stoppedAt } = await playSignIn(start, { patchbay, identityProvider }, { login });
+    if (!redirect) {
+      throw new Error(`the sign-in stopped at ${stoppedAt?.url.pathname} with ${stoppedAt?.status}`);
+    }
+    return redirect;
+  };
   const client = await import('openid-client');
   const signIn = await startProjectSignIn(base, apiKey);
   try {

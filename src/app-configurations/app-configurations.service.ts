@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { RequestValidationError, SecretBox, type ValidationIssue } from '../../libs/common/src/index.js';
+import { SecretBox } from '../../libs/common/src/index.js';
 import type { AppEntity } from '../apps/app.entity.js';
 import { AppNotFoundError } from '../apps/apps.errors.js';
 import { AppsRepository } from '../apps/apps.repository.js';
@@ -9,8 +9,8 @@ import type { Actor } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import { FunctionsRepository } from '../functions/functions.repository.js';
-import { serverVariableProblem } from '../functions/openapi-wire.js';
 import type { AppConfigurationEntity } from './app-configuration.entity.js';
+import { checkExtraCredentials, checkServerVariables } from './document-choices.js';
 import {
   type AppConfigurationCreate,
   type AppConfigurationDeleted,
@@ -73,8 +73,8 @@ export class AppConfigurationsService {
       input.enabled_functions ?? [],
     );
     const { stored, clientSecret } = plainOverrides(input.security_scheme_overrides);
-    const serverVariables = await this.serverVariables(app.name, input.server_variables);
-    const extras = await this.extraCredentials(app.name, input.extra_credentials);
+    const serverVariables = await checkServerVariables(this.functions, app.name, input.server_variables);
+    const extras = await checkExtraCredentials(this.functions, app.name, input.extra_credentials);
     const secrets = this.seal({ oauth2_client_secret: clientSecret, extra_credentials: extras });
     const configuration: NewAppConfiguration = {
       id: randomUUID(),
@@ -173,14 +173,18 @@ export class AppConfigurationsService {
         kept.oauth2_client_secret = clientSecret;
       }
       if (extrasInput !== undefined) {
-        const extras = await this.extraCredentials(configuration.app_name, extrasInput);
+        const extras = await checkExtraCredentials(this.functions, configuration.app_name, extrasInput);
         changes.extra_credential_names = Object.keys(extras ?? {}).sort();
         kept.extra_credentials = extras;
       }
       changes.secrets = this.seal(kept);
     }
     if (input.server_variables !== undefined && input.server_variables !== null) {
-      changes.server_variables = await this.serverVariables(configuration.app_name, input.server_variables);
+      changes.server_variables = await checkServerVariables(
+        this.functions,
+        configuration.app_name,
+        input.server_variables,
+      );
     }
     if (input.enabled !== undefined && input.enabled !== null) {
       changes.enabled = input.enabled;
@@ -279,77 +283,6 @@ export class AppConfigurationsService {
       }
     }
     return { all_functions_enabled: false, enabled_functions: names };
-  }
-
-  /**
-   * Server variable values as given, once each is known to be a string naming a variable that the app's
-   * functions declare, and one that every server declaring it takes; else 422 listing each problem with its field.
-   */
-  private async serverVariables(
-    appName: string,
-    given: Record<string, unknown> | undefined,
-  ): Promise<Record<string, string>> {
-    const entries = Object.entries(given ?? {});
-    if (entries.length === 0) {
-      return {};
-    }
-    const templates = await this.functions.serverTemplatesOfApp(appName);
-    const known = [...new Set(templates.flatMap((template) => Object.keys(template.variables)))].sort();
-    const issues: ValidationIssue[] = [];
-    for (const [name, value] of entries) {
-      const loc = ['body', 'server_variables', name];
-      const declaring = templates.filter((template) => name in template.variables);
-      if (declaring.length === 0) {
-        const offered = known.length > 0 ? `it declares: ${known.join(', ')}` : 'it declares none';
-        issues.push({ loc, type: 'value_error', msg: `App ${appName} has no server variable ${name}; ${offered}` });
-      } else if (typeof value !== 'string') {
-        issues.push({ loc, type: 'string_type', msg: 'Input should be a valid string' });
-      } else {
-        const problem = declaring.map((template) => serverVariableProblem(template, name, value)).find(Boolean);
-        if (problem !== undefined) {
-          issues.push({ loc, type: 'value_error', msg: problem });
-        }
-      }
-    }
-    if (issues.length > 0) {
-      throw new RequestValidationError(issues);
-    }
-    return Object.fromEntries(entries) as Record<string, string>;
-  }
-
-  /**
-   * Extra credentials as given, once each names an apiKey scheme that some function of the app combines with
-   * another and is a non-empty string without control characters; else 422 naming each. Undefined when empty.
-   */
-  private async extraCredentials(
-    appName: string,
-    given: Record<string, unknown> | undefined,
-  ): Promise<Record<string, string> | undefined> {
-    const entries = Object.entries(given ?? {});
-    if (entries.length === 0) {
-      return undefined;
-    }
-    const known = await this.functions.extraCredentialSchemesOfApp(appName);
-    const issues: ValidationIssue[] = [];
-    for (const [name, value] of entries) {
-      const loc = ['body', 'extra_credentials', name];
-      if (!known.includes(name)) {
-        const offered = known.length > 0 ? `those it takes: ${known.join(', ')}` : 'it takes none';
-        issues.push({
-          loc,
-          type: 'value_error',
-          msg: `No function of app ${appName} combines scheme ${name} with another; ${offered}`,
-        });
-      } else if (typeof value !== 'string' || value.length === 0 || value.length > 4096) {
-        issues.push({ loc, type: 'string_type', msg: 'Input should be a string of 1 to 4096 characters' });
-      } else if (/\p{Cc}/u.test(value)) {
-        issues.push({ loc, type: 'value_error', msg: 'Input should have no control characters' });
-      }
-    }
-    if (issues.length > 0) {
-      throw new RequestValidationError(issues);
-    }
-    return Object.fromEntries(entries) as Record<string, string>;
   }
 
   /** The secrets sealed as one value; null when there is none. */
