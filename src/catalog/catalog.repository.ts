@@ -38,14 +38,15 @@ const UPSERT_FUNCTIONS = `
 export class CatalogRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async appHashes(names: string[]): Promise<Map<string, string>> {
+  /** The stored apps of these names: their content hash, and the project whose own app each is (null: the catalogue's). */
+  async appHashes(names: string[]): Promise<Map<string, { hash: string; projectId: string | null }>> {
     if (names.length === 0) {
       return new Map();
     }
     const rows = await this.dataSource
       .getRepository(AppEntity)
-      .find({ select: { name: true, content_hash: true }, where: { name: In(names) } });
-    return new Map(rows.map((row) => [row.name, row.content_hash]));
+      .find({ select: { name: true, content_hash: true, project_id: true }, where: { name: In(names) } });
+    return new Map(rows.map((row) => [row.name, { hash: row.content_hash, projectId: row.project_id }]));
   }
 
   async functionHashes(appNames: string[]): Promise<Map<string, { app_name: string; content_hash: string }>> {

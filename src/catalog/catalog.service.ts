@@ -14,6 +14,7 @@ import {
   loadAppFolders,
   type LoadedApp,
 } from './catalog-files.js';
+import { AppOwnedByProjectError } from './catalog.errors.js';
 import { CatalogRepository } from './catalog.repository.js';
 import { SearchIndexService } from '../search/search-index.service.js';
 
@@ -22,6 +23,8 @@ export interface WriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** The audit log's record of the write (`catalog.imported`); none when the caller records its own change. */
   audit?: { actor: Actor; source: 'app_folders' | 'openapi' };
+  /** The project whose own app (added through /v1/mcp-servers) this write syncs; only it may write that app. */
+  projectId?: string | null;
 }
 
 export interface ImportOptions extends Omit<WriteOptions, 'audit'> {
@@ -130,8 +133,14 @@ export class CatalogService {
       functions: { added: [], updated: [], unchanged: 0 },
     };
     for (const loaded of apps) {
+      const owner = knownApps.get(loaded.app.name)?.projectId ?? null;
+      if (owner !== null && owner !== (options.projectId ?? null)) {
+        throw new AppOwnedByProjectError(loaded.app.name);
+      }
+    }
+    for (const loaded of apps) {
       const appName = loaded.app.name;
-      const known = knownApps.get(appName);
+      const known = knownApps.get(appName)?.hash;
       if (known === loaded.appHash) {
         counted.apps.unchanged += 1;
       } else {

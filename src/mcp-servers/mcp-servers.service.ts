@@ -238,7 +238,7 @@ export class McpServersService {
       }
     }
     const report = { apps: emptySummary(), functions: emptySummary() };
-    await this.catalog.writeApps([{ app, appHash, functions: [records] }], report, {});
+    await this.catalog.writeApps([{ app, appHash, functions: [records] }], report, { projectId: audit.projectId });
     await this.servers.register(app.name, serverUrl);
     const deactivated = await this.catalog.deactivateFunctionsExcept(
       app.name,

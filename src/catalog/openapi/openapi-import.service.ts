@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Actor, CLI_ACTOR } from '../../audit/actor.js';
+import { AppOwnedByProjectError } from '../catalog.errors.js';
 import { CatalogService, type ChangeSummary } from '../catalog.service.js';
 import type { MappedDocument } from './openapi-document.worker.js';
 import { OpenApiRefusal, type OpenApiMappingOptions } from './openapi-mapping.js';
@@ -84,7 +85,10 @@ export class OpenApiImportService {
         } catch (error) {
           // A document the database refuses (a value it cannot store, a statement too slow) is refused
           // like any other; a database that no longer answers ends the import.
-          const reason = error instanceof OpenApiRefusal ? error.message : await this.catalog.refusedRecords(error);
+          const reason =
+            error instanceof OpenApiRefusal || error instanceof AppOwnedByProjectError
+              ? error.message
+              : await this.catalog.refusedRecords(error);
           if (reason === undefined) {
             throw error;
           }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppEntity } from '../../../src/apps/app.entity.js';
 import { AuditEventEntity } from '../../../src/audit/audit-event.entity.js';
+import { OpenApiImportService } from '../../../src/catalog/openapi/openapi-import.service.js';
 import { McpServersService } from '../../../src/mcp-servers/mcp-servers.service.js';
 import { McpTestServer, type TestTool } from '../../helpers/mcp-test-server.js';
 import type { TestProject } from '../../helpers/test-context.js';
@@ -199,6 +200,28 @@ describe('a project’s own remote MCP servers (POST/GET/DELETE /v1/mcp-servers)
     const racedRow = await app.dataSource.getRepository(AppEntity).findOneByOrFail({ name: 'RACED' });
     expect(racedRow.project_id).toBe(winner.projectId);
     expect((await app.delete(`${SERVERS}/RACED`, raced[0].status === 201 ? asOwner : asOther)).status).toBe(200);
+  });
+
+  it('the catalogue cannot write a project’s app: an import naming it is refused and the app is untouched', async () => {
+    const before = await app.dataSource.getRepository(AppEntity).findOneByOrFail({ name: 'HELPDESK' });
+    const report = await app.app.get(OpenApiImportService).importSources(['test/fixtures/openapi/petstore-3.0.yaml'], {
+      secrets: {},
+      appName: 'HELPDESK',
+    });
+    expect(report.refused).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/HELPDESK is a project's own app/) }),
+    ]);
+    const after = await app.dataSource.getRepository(AppEntity).findOneByOrFail({ name: 'HELPDESK' });
+    expect(after).toMatchObject({
+      project_id: owner.projectId,
+      description: before.description,
+      content_hash: before.content_hash,
+    });
+    const functions = await app.get('/v1/functions?app_names=HELPDESK', asOwner);
+    expect((functions.body as { name: string }[]).map((fn) => fn.name).sort()).toEqual([
+      'HELPDESK__CLOSE_TICKET',
+      'HELPDESK__LIST_TICKETS',
+    ]);
   });
 
   it('refuses bad input naming the field and the reason, never a 500', async () => {
