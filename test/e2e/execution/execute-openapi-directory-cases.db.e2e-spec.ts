@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenApiImportService } from '../../../src/catalog/openapi/openapi-import.service.js';
-import { insertAccount, insertConfiguration } from '../../factories/execution.factory.js';
-import { TestApp } from '../../helpers/test-app.js';
-import { Upstream } from './upstream.js';
+import type { TestApp } from '../../helpers/test-app.js';
+import { closeImported, type ImportedDocument, importDocument, operationCalls } from './imported-document.js';
+import type { Upstream } from './upstream.js';
 
 const DOCUMENT = 'test/fixtures/openapi/wire-directory-cases.json';
 
@@ -14,39 +13,17 @@ const DOCUMENT = 'test/fixtures/openapi/wire-directory-cases.json';
 describe('imported operations go out as directory documents mean them', { timeout: 120_000 }, () => {
   let app: TestApp;
   let upstream: Upstream;
-  let owner: string;
 
+  let imported: ImportedDocument;
   beforeAll(async () => {
-    app = await TestApp.start();
-    upstream = await Upstream.start();
-    const report = await app.app.get(OpenApiImportService).importSources([DOCUMENT], {
-      secrets: {},
-      server: `${upstream.url}/v1`,
-    });
-    expect(report.refused).toEqual([]);
-    const projectId = (await app.ctx.newProject()).projectId;
-    await insertConfiguration(app, projectId, 'WIRE_CASES', { security_scheme: 'no_auth' });
-    owner = (await insertAccount(app, projectId, 'WIRE_CASES', 'no_auth', {})).linked_account_owner_id;
+    imported = await importDocument(DOCUMENT, 'WIRE_CASES', '/v1');
+    ({ app, upstream } = imported);
+    expect(imported.report.refused).toEqual([]);
   }, 180_000);
 
-  afterAll(async () => {
-    await upstream?.close();
-    await app?.close();
-  });
+  afterAll(() => closeImported(imported));
 
-  const execute = (operationId: string, input: unknown) =>
-    app.post(`/v1/functions/WIRE_CASES__${operationId.toUpperCase()}/execute`, {
-      function_input: input,
-      linked_account_owner_id: owner,
-    });
-
-  const sent = async (operationId: string, input: unknown) => {
-    const before = upstream.received.length;
-    const result = await execute(operationId, input);
-    expect(result.body).toMatchObject({ success: true });
-    expect(upstream.received.length).toBe(before + 1);
-    return upstream.last;
-  };
+  const { execute, sent } = operationCalls(() => imported, 'WIRE_CASES');
 
   const refused = async (operationId: string, input: unknown, field: string) => {
     const before = upstream.received.length;
