@@ -55,11 +55,11 @@ import { SecretBox } from '../libs/common/src/index.js';
 import { AppConfigurationEntity } from '../src/app-configurations/index.js';
 import { AppEntity } from '../src/apps/index.js';
 import { loadConfig } from '../src/config/index.js';
-import { databaseOptions, EmbeddedDatabase } from '../src/database/index.js';
+import { ChangeNotifications, databaseOptions, EmbeddedDatabase } from '../src/database/index.js';
 import { ENTITIES } from '../src/entities.js';
 import { FunctionEntity } from '../src/functions/index.js';
 import { LinkedAccountEntity } from '../src/linked-accounts/index.js';
-import { HeaderApiKeyStrategy, ProjectsRepository, ProjectsService } from '../src/projects/index.js';
+import { HeaderApiKeyStrategy, KnownKeys, ProjectsRepository, ProjectsService } from '../src/projects/index.js';
 import { AuditRepository, AuditService, CLI_ACTOR } from '../src/audit/index.js';
 
 const UPSTREAM_BODY = JSON.stringify({ id: 42, name: 'bench', tags: ['a', 'b'], ok: true });
@@ -237,10 +237,12 @@ export async function seed(env: Record<string, string>, upstreamUrl: string, mcp
     await dataSource.initialize();
     await dataSource.runMigrations();
     const repository = new ProjectsRepository(dataSource);
+    const changes = new ChangeNotifications(dataSource, config);
     const { project_id: projectId, api_key: apiKey } = await new ProjectsService(
       repository,
-      new HeaderApiKeyStrategy(repository, config),
+      new HeaderApiKeyStrategy(repository, new KnownKeys(repository, changes), config),
       new AuditService(new AuditRepository(dataSource)),
+      changes,
     ).createProject(CLI_ACTOR, 'bench');
     const box = new SecretBox(SecretBox.parseKey(env.SECRETS_KEY) as Buffer);
     await dataSource.getRepository(AppEntity).insert({

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 
 /** What changed; a listener learns the topic and the project (undefined: any project may be affected). */
-export type ChangeTopic = 'app_configurations' | 'functions' | 'linked_accounts';
+export type ChangeTopic = 'api_keys' | 'app_configurations' | 'functions' | 'linked_accounts';
 export type ChangeListener = (projectId: string | undefined) => void;
 
 /** The PostgreSQL channel every instance listens on; payload `<sender>:<topic>:<project id or empty>`. */
@@ -33,6 +33,8 @@ export class ChangeNotifications implements OnApplicationShutdown {
   private reconnectTimer?: NodeJS.Timeout;
   private failures = 0;
   private closed = false;
+  /** LISTEN connections opened so far (see `epoch`). */
+  private connections = 0;
   /** Tells this instance's own notifications, already delivered in-process, from other instances'. */
   private readonly sender = randomUUID();
 
@@ -55,6 +57,24 @@ export class ChangeNotifications implements OnApplicationShutdown {
     } catch (error) {
       this.logger.warn(`Could not tell other instances of a ${topic} change: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Which LISTEN connection this instance hears other instances' changes on: a number that changes whenever
+   * the connection is reopened (notifications sent meanwhile are lost), or undefined while there is none.
+   * The embedded database has one holder, so there it is always 0. A reader that copied the database's
+   * state, and noted the epoch before it started, has missed nothing as long as the epoch is the same.
+   */
+  get epoch(): number | undefined {
+    if (this.config.embedded) {
+      return 0;
+    }
+    return this.client ? this.connections : undefined;
+  }
+
+  /** Settles when the attempt to open the LISTEN connection that `subscribe` started has succeeded or failed. */
+  async connected(): Promise<void> {
+    await this.connecting;
   }
 
   /** Calls `listener` on each change of `topic`, until the returned function is called. */
@@ -113,6 +133,7 @@ export class ChangeNotifications implements OnApplicationShutdown {
       await client.end().catch(() => undefined);
       return;
     }
+    this.connections += 1;
     this.client = client;
     if (this.failures > 0) {
       // Whatever was sent while the connection was down is lost: tell everyone to look again.

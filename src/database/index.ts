@@ -2,3 +2,4 @@
 export { DatabaseModule } from './database.module.js';
 export { databaseOptions } from './database-options.js';
 export { EmbeddedDatabase } from './embedded-database.js';
+export { ChangeNotifications } from './change-notifications.js';

@@ -15,8 +15,8 @@ import { ExecutionRepository } from './execution.repository.js';
 /** The tables the hot path caches rows of; the same list has change-counting triggers. */
 export type CachedTable = 'apps' | 'functions' | 'app_configurations' | 'linked_accounts';
 const CACHED_TABLES: readonly CachedTable[] = ['apps', 'functions', 'app_configurations', 'linked_accounts'];
-/** The change topics the services publish after their writes, and the table each drops. */
-const TOPICS: Record<ChangeTopic, CachedTable> = {
+/** The change topics the services publish after their writes that concern this cache, and the table each drops. */
+const TOPICS: Partial<Record<ChangeTopic, CachedTable>> = {
   functions: 'functions',
   app_configurations: 'app_configurations',
   linked_accounts: 'linked_accounts',

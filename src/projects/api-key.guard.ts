@@ -115,7 +115,7 @@ export class ApiKeyGuard implements CanActivate {
   /**
    * The 429 that `admit` would answer, when it can be known before the request's route runs: the address is over
    * its failure budget, the route is one this guard has refused a request of, and the request's key is absent,
-   * malformed or refused recently. Undefined otherwise (then the request goes its usual way). It answers the same
+   * malformed, refused recently or no usable key's (HeaderApiKeyStrategy.refusesAtOnce). Undefined otherwise (then the request goes its usual way). It answers the same
    * status, headers and body as `admit`; what it saves is the work around them (see refuseBlockedEarly).
    */
   refusalBeforeRoute(request: AuthenticatedRequest): RateLimitedError | undefined {

@@ -5,6 +5,7 @@ import passport from 'passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { hasBearerSecretShape, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
+import { KnownKeys } from './known-keys.js';
 import { ApiKeyInvalidError } from './projects.errors.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { RefusedCredentials } from './refused-credentials.js';
@@ -46,6 +47,7 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
 
   constructor(
     private readonly projects: ProjectsRepository,
+    private readonly known: KnownKeys,
     config: AppConfig,
   ) {
     super({ header: API_KEY_HEADER, prefix: '' }, false);
@@ -103,14 +105,19 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
   }
 
   /**
-   * Whether `validate` would refuse this header value without asking the database: no value, a value not shaped
-   * like a key, or one refused recently. A key checked recently and still valid is never refused here.
+   * Whether this header value is known to fail without asking the database: no value, a value not shaped like a
+   * key, one refused recently, or one whose hash no usable key has (KnownKeys). A key checked recently and still
+   * valid is never refused here. `validate` itself does not consult KnownKeys: for an address within its failure
+   * budget, a key created on another instance a moment ago must pass even before this instance has heard of it.
    */
   refusesAtOnce(apiKey: string | undefined): boolean {
     if (apiKey === undefined || apiKey === '') {
       return true;
     }
-    return !this.cache.has(apiKey) && (!hasBearerSecretShape(apiKey, API_KEY_PREFIX) || this.refused.has(apiKey));
+    return (
+      !this.cache.has(apiKey) &&
+      (!hasBearerSecretShape(apiKey, API_KEY_PREFIX) || this.refused.has(apiKey) || !this.known.mayExist(apiKey))
+    );
   }
 
   private accept(apiKey: string, key: CachedKey | undefined): ApiKeyPrincipal {

@@ -3,3 +3,4 @@ export { ProjectsModule } from './projects.module.js';
 export { ProjectsRepository } from './projects.repository.js';
 export { ProjectsService } from './projects.service.js';
 export { HeaderApiKeyStrategy } from './header-api-key.strategy.js';
+export { KnownKeys } from './known-keys.js';

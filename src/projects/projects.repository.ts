@@ -73,6 +73,14 @@ export class ProjectsRepository {
     return this.dataSource.getRepository(ApiKeyEntity).findOneBy({ key_hash: keyHash, revoked_at: IsNull() });
   }
 
+  /** The hashes of the keys that are neither revoked nor expired. */
+  async usableKeyHashes(): Promise<string[]> {
+    const rows: { key_hash: string }[] = await this.dataSource.query(
+      `SELECT "key_hash" FROM "api_keys" WHERE "revoked_at" IS NULL AND ("expires_at" IS NULL OR "expires_at" > now())`,
+    );
+    return rows.map((row) => row.key_hash);
+  }
+
   /** Records a use, unless one within `resolutionMs` is already recorded (by this instance or another). */
   async touchKey(id: string, at: Date, resolutionMs: number): Promise<void> {
     await this.dataSource.query(

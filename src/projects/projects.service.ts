@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { hashBearerSecret, newBearerSecret } from '../../libs/common/src/index.js';
 import type { Actor } from '../audit/actor.js';
 import { AuditService } from '../audit/audit.service.js';
+import { ChangeNotifications } from '../database/change-notifications.js';
 import { API_KEY_PREFIX, HeaderApiKeyStrategy } from './header-api-key.strategy.js';
 import { ApiKeyExpiryInPastError, ApiKeyNotFoundError, ProjectNotFoundError } from './projects.errors.js';
 import type { ProjectEntity } from './project.entity.js';
@@ -37,6 +38,7 @@ export class ProjectsService {
     private readonly projects: ProjectsRepository,
     private readonly apiKeys: HeaderApiKeyStrategy,
     private readonly audit: AuditService,
+    private readonly changes: ChangeNotifications,
   ) {}
 
   async createProject(actor: Actor, name: string): Promise<CreatedProject> {
@@ -50,6 +52,8 @@ export class ProjectsService {
       );
       await this.audit.record({ projectId, actor, action: 'api_key.created', resourceId: row.id, after: row }, manager);
     });
+    // Before the key is handed out: every instance's KnownKeys reads the usable keys again.
+    await this.changes.publish('api_keys', projectId);
     return { project_id: projectId, api_key: key, api_key_id: row.id };
   }
 
@@ -105,6 +109,7 @@ export class ProjectsService {
     await this.projects.insertKey(row);
     // Recorded right after the insert (a single statement, no transaction to share).
     await this.audit.record({ projectId, actor, action: 'api_key.created', resourceId: row.id, after: row });
+    await this.changes.publish('api_keys', projectId);
     return { project_id: projectId, api_key: key, api_key_id: row.id, expires_at: expiresAt?.toISOString() ?? null };
   }
 
@@ -128,6 +133,7 @@ export class ProjectsService {
       throw new ApiKeyNotFoundError(keyId);
     }
     this.apiKeys.forgetKey(revoked.id);
+    await this.changes.publish('api_keys', revoked.project_id);
     // Recorded right after the update (no transaction to share).
     await this.audit.record({
       projectId: revoked.project_id,

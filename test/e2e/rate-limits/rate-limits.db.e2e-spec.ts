@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ProjectsService } from '../../../src/projects/projects.service.js';
@@ -6,6 +7,10 @@ import { CLI_ACTOR } from '../../../src/audit/actor.js';
 
 /** Any secured operation does: the guard answers before the controller. */
 const SECURED = '/v1/app-configurations';
+const EXECUTE = '/v1/functions/ANY__FUNCTION/execute';
+
+/** A key nobody issued, shaped like a real one. */
+const randomKey = () => `pb_${randomBytes(32).toString('base64url')}`;
 
 describe('request limits per API key', () => {
   let app: TestApp;
@@ -111,6 +116,25 @@ describe('authentication failure budget per client address', () => {
     }
     expect((await app.get('/v1/health', { apiKey: 'pb_wrong_x' })).status).toBe(200);
     expect((await app.get(SECURED, { apiKey })).status).toBe(200);
+  });
+
+  it('refuses new random keys from a blocked address without looking each one up, and still admits a new key', async () => {
+    for (let i = 0; i < 7; i += 1) {
+      await app.get(SECURED, { apiKey: `pb_wrong_${i}` });
+    }
+    // The execute route is one the guard has refused a request of.
+    expect((await app.post(EXECUTE, {}, { apiKey: 'pb_wrong_x' })).status).toBe(429);
+    // A body that is not JSON: a key checked in the database would let it reach the body parser (422); a key
+    // refused before the route runs gets the 429 without the body being read.
+    for (let i = 0; i < 3; i += 1) {
+      const refused = await app.request('POST', EXECUTE, { apiKey: randomKey(), rawBody: '{"not json' });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ error: expect.stringContaining('Too many failed authentications') });
+    }
+    const fresh = await app.ctx.newProject('a key made while the address is blocked');
+    const unread = await app.request('POST', EXECUTE, { apiKey: fresh.apiKey, rawBody: '{"not json' });
+    expect(unread.status).toBe(422);
+    expect((await app.get(SECURED, { apiKey: fresh.apiKey })).status).toBe(200);
   });
 
   it('lets a valid MCP token through from a blocked address', async () => {
@@ -257,6 +281,50 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('request limits on
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
 });
+
+describe.skipIf(inject('databaseTemplate').kind !== 'server')(
+  'wrong keys from a blocked address on two instances',
+  () => {
+    let first: TestApp;
+    let second: NestFastifyApplication;
+    let secondUrl: string;
+    const limits = { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '60' };
+
+    beforeAll(async () => {
+      first = await TestApp.start(limits);
+      ({ app: second, url: secondUrl } = await first.startAnotherInstance('another instance', limits));
+    });
+
+    afterAll(async () => {
+      await second?.close();
+      await first?.close();
+    });
+
+    it('are refused without a lookup on each, while a key made on the other instance is admitted', async () => {
+      const onSecond = (path: string, apiKey: string, init: RequestInit = {}) =>
+        fetch(`${secondUrl}${path}`, { ...init, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } });
+      for (let i = 0; i < 7; i += 1) {
+        await onSecond(SECURED, `pb_wrong_${i}`);
+      }
+      expect((await onSecond(EXECUTE, 'pb_wrong_x', { method: 'POST', body: '{}' })).status).toBe(429);
+      const before = await onSecond(EXECUTE, randomKey(), { method: 'POST', body: '{"not json' });
+      expect(before.status).toBe(429);
+
+      const made = await first.ctx.newProject('made on the first instance');
+      // Announced to the second instance by NOTIFY: within the few milliseconds before it arrives, the new key from
+      // this blocked address may get the 429 a retry gets past.
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 200; attempt += 1) {
+        status = (await onSecond(SECURED, made.apiKey)).status;
+        if (status !== 200) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      expect(status).toBe(200);
+      expect((await onSecond(EXECUTE, randomKey(), { method: 'POST', body: '{"not json' })).status).toBe(429);
+    });
+  },
+);
 
 /**
  * A busy key is spent in leases (src/rate-limits/budget-leases.ts): each instance takes up to 1 % of the budget in
