@@ -3,12 +3,16 @@ import { hashBearerSecret } from '../../libs/common/src/index.js';
 import { ChangeNotifications } from '../database/change-notifications.js';
 import { ProjectsRepository } from './projects.repository.js';
 
-/** Hex digits of a key's SHA-256 kept per key: 64 bits, so a wrong key matches one by chance once in 2^64 / n. */
-const HASH_DIGITS = 16;
+/**
+ * What is kept of a key's SHA-256 (hex): its first 30 bits, a small integer V8 stores in the set itself. A wrong key
+ * matches one of n keys by chance once in 2^30 / n (at 100,000 keys, one in 10,000), and then costs the lookup it
+ * would have cost anyway. 100,000 keys take 2.6 MB of heap; the first 16 hex digits as strings took 13.9 MB.
+ */
+const hashBits = (keyHash: string): number => Number.parseInt(keyHash.slice(0, 8), 16) >>> 2;
 const RETRY_MS = 5_000;
 
 /**
- * Which API keys exist, on every instance: the first HASH_DIGITS hex digits of the hash of each key that is
+ * Which API keys exist, on every instance: a part of the hash of each key that is
  * neither revoked nor expired, read from the database at start and again whenever any instance creates or revokes
  * one (change topic `api_keys`). Issue #34: from an address over its failure budget, a flood of new random keys,
  * each shaped like a key, would otherwise cost a database lookup apiece (601 µs of the service's CPU per request
@@ -19,12 +23,12 @@ const RETRY_MS = 5_000;
  * copy may be behind (not yet read, a change announced and not yet read again, or no LISTEN connection to hear
  * other instances on), every key "may exist". A key created on another instance is known here once its
  * notification arrives, milliseconds after its creation; within them, a request with it from a blocked address
- * is refused with the 429 a retry gets past. At 100,000 keys the copy holds about 10 MB.
+ * is refused with the 429 a retry gets past.
  */
 @Injectable()
 export class KnownKeys implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('KnownKeys');
-  private hashes = new Set<string>();
+  private hashes = new Set<number>();
   /** Changes announced so far, and the count the copy was read after. */
   private announced = 0;
   private read = -1;
@@ -66,7 +70,7 @@ export class KnownKeys implements OnApplicationBootstrap, OnApplicationShutdown 
       this.refresh();
       return true;
     }
-    return this.hashes.has(hashBearerSecret(apiKey).slice(0, HASH_DIGITS));
+    return this.hashes.has(hashBits(hashBearerSecret(apiKey)));
   }
 
   private refresh(): void {
@@ -93,7 +97,7 @@ export class KnownKeys implements OnApplicationBootstrap, OnApplicationShutdown 
       if (epoch === undefined) {
         return;
       }
-      const hashes = new Set((await this.projects.usableKeyHashes()).map((hash) => hash.slice(0, HASH_DIGITS)));
+      const hashes = new Set((await this.projects.usableKeyHashes()).map(hashBits));
       this.hashes = hashes;
       this.read = announced;
       this.readEpoch = epoch;
