@@ -20,12 +20,4 @@ export class OfflineEmbeddingProvider implements EmbeddingProvider {
   embed(text: string): Float32Array {
     return hashedEmbedding(text, this.options, this.wordnet);
   }
-
-  embedDocuments(texts: string[]): Promise<Float32Array[]> {
-    return Promise.resolve(texts.map((text) => this.embed(text)));
-  }
-
-  embedQuery(text: string): Promise<Float32Array> {
-    return Promise.resolve(this.embed(text));
-  }
 }
