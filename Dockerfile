@@ -2,21 +2,17 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY libs ./libs
 COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim
-# --build-arg LOCAL_EMBEDDINGS=true adds @huggingface/transformers (~470 MB) for EMBEDDINGS_PROVIDER=local.
-ARG LOCAL_EMBEDDINGS=false
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --omit=dev --no-audit --no-fund \
-  && if [ "$LOCAL_EMBEDDINGS" = true ]; then npm install --no-save --no-audit --no-fund @huggingface/transformers@4.3.1; fi \
-  && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY assets ./assets
 COPY src/catalog/starter ./src/catalog/starter

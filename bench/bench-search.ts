@@ -84,15 +84,10 @@ async function main(): Promise<void> {
   const sizes = (process.env.BENCH_SIZES ?? '1,10,100').split(',').map(Number);
   const databases = (process.env.BENCH_DATABASES ?? 'embedded,postgres').split(',');
   const intents = readJsonl(join(SHARED, 'eval', 'functions-dev.jsonl'));
-  // EMBEDDINGS_* of the caller's environment reach the service (e.g. EMBEDDINGS_PROVIDER=openai …).
-  const embeddings = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => key.startsWith('EMBEDDINGS_')),
-  ) as Record<string, string>;
   const rows: (string | number)[][] = [];
   const imports: string[][] = [];
   for (const kind of databases) {
-    const database = kind === 'postgres' ? await postgres() : embedded();
-    const db = { ...database, env: { ...database.env, ...embeddings } };
+    const db = kind === 'postgres' ? await postgres() : embedded();
     try {
       // The ACI catalogue's import with its embeddings (issue 14's target: under 30 s), a fresh process.
       const importStarted = performance.now();

@@ -7,7 +7,6 @@
  * 2. Through HTTP, unless EVAL_HTTP=0: the ACI catalogue imported with the real command line into a
  *    fresh embedded database, the real service started, every line of the dev and users' sets sent to
  *    the search endpoints; the figures must equal the in-process default's (same code, same data).
- *    Extra environment (EMBEDDINGS_PROVIDER=openai …) is passed to the service.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,10 +60,7 @@ async function inProcess(): Promise<void> {
 
 async function overHttp(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-eval-'));
-  const passthrough = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => key.startsWith('EMBEDDINGS_')),
-  ) as Record<string, string>;
-  const env = { DATA_DIR: dataDir, ...passthrough };
+  const env = { DATA_DIR: dataDir };
   try {
     const started = performance.now();
     await patchbay(['catalog', 'import', join(SHARED, 'catalogs', 'aci'), '--json'], env);
@@ -96,8 +92,7 @@ async function overHttp(): Promise<void> {
       await service.stop();
     }
     console.log(
-      `\nThrough HTTP, ${passthrough.EMBEDDINGS_PROVIDER ?? 'offline'} embeddings (ACI catalogue import with search ` +
-        `index and embeddings: ${importSeconds.toFixed(1)} s)\n`,
+      `\nThrough HTTP (ACI catalogue import with search index and embeddings: ${importSeconds.toFixed(1)} s)\n`,
     );
     console.log(table(['set', 'recall@1', 'recall@5', 'MRR', 'p50 ms'], rows));
   } finally {

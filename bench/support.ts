@@ -20,7 +20,7 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', SECRETS_KEY: BENCH_SECRETS_KEY, ...extra };
   for (const key of Object.keys(env)) {
     // Settings of the developer's own shell must not leak into a measurement.
-    if (key.startsWith('EMBEDDINGS_') || key === 'DATABASE_URL' || key === 'DATA_DIR') {
+    if (key === 'DATABASE_URL' || key === 'DATA_DIR') {
       if (!(key in extra)) {
         delete env[key];
       }

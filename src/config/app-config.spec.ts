@@ -39,3 +39,17 @@ describe('TRACING_SAMPLE_RATIO', () => {
     }
   });
 });
+
+describe('EMBEDDINGS_PROVIDER (removed)', () => {
+  it('refuses the removed providers and any other value, naming the setting and what to do', () => {
+    for (const value of ['openai', 'local', 'magic']) {
+      expect(() => loadConfig({ EMBEDDINGS_PROVIDER: value })).toThrow(
+        new RegExp(`EMBEDDINGS_PROVIDER="${value}" is no longer supported: .*unset EMBEDDINGS_PROVIDER`),
+      );
+    }
+  });
+
+  it('still starts when set to the built-in offline model, leftover settings of the removed providers ignored', () => {
+    expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'offline', EMBEDDINGS_API_KEY: 'sk-old' })).not.toThrow();
+  });
+});

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -15,9 +14,6 @@ import {
 } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-export const EMBEDDINGS_PROVIDERS = ['offline', 'openai', 'local'] as const;
-export type EmbeddingsProviderName = (typeof EMBEDDINGS_PROVIDERS)[number];
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -244,67 +240,6 @@ export class AppConfig {
   @Min(50)
   CACHE_SYNC_INTERVAL_MS = 1_000;
 
-  @Setting(
-    'Who embeds catalogue texts and intents for search: `offline` (hashed word and character features with WordNet synonyms, no network), `openai` (an OpenAI-compatible `/embeddings` endpoint) or `local` (an ONNX model folder). See [search](search.md)',
-  )
-  @IsIn(EMBEDDINGS_PROVIDERS)
-  EMBEDDINGS_PROVIDER: EmbeddingsProviderName = 'offline';
-
-  @Setting(
-    'Base URL of an OpenAI-compatible API, `/embeddings` appended (required with `openai`), e.g. `http://127.0.0.1:11434/v1`',
-  )
-  @IsOptional()
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
-  EMBEDDINGS_URL?: string;
-
-  @Setting('Model name sent to the endpoint (required with `openai`)')
-  @IsOptional()
-  @IsString()
-  EMBEDDINGS_MODEL?: string;
-
-  @Setting('Bearer token for the endpoint (never shown in errors)', { secret: true })
-  @IsOptional()
-  @IsString()
-  EMBEDDINGS_API_KEY?: string;
-
-  @Setting('Vector size to ask the endpoint for (models that support shortening, such as text-embedding-3-*)')
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(16_000)
-  EMBEDDINGS_DIMENSIONS?: number;
-
-  @Setting(
-    '`local`: folder of an ONNX sentence-embedding model in the Hugging Face layout (required with `local`; read from disk only, nothing is downloaded). See [a local ONNX model](search.md#a-local-onnx-model)',
-  )
-  @IsOptional()
-  @IsString()
-  EMBEDDINGS_MODEL_DIR?: string;
-
-  @Setting('`local`: text put before each intent (e5: `query: `; bge: its retrieval instruction)')
-  @IsOptional()
-  @IsString()
-  EMBEDDINGS_QUERY_PREFIX?: string;
-
-  @Setting('`local`: text put before each catalogue text (e5: `passage: `); a change re-embeds the catalogue')
-  @IsOptional()
-  @IsString()
-  EMBEDDINGS_DOCUMENT_PREFIX?: string;
-
-  @Setting('Bound on one request to the embeddings endpoint')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  EMBEDDINGS_TIMEOUT_MS = 30_000;
-
-  @Setting('Texts per embeddings request (per run of the model with `local`) when the catalogue is embedded')
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(2048)
-  EMBEDDINGS_BATCH_SIZE = 64;
-
   @Setting('Attempts to deliver one connect-link webhook event (the first included) before giving up')
   @Transform(toInt)
   @IsInt()
@@ -454,34 +389,18 @@ export class AppConfig {
   }
 }
 
-/** The settings each embeddings provider cannot do without. */
-function embeddingsProblems(config: AppConfig): string[] {
-  if (!EMBEDDINGS_PROVIDERS.includes(config.EMBEDDINGS_PROVIDER)) {
-    // Already reported as an invalid value.
-    return [];
-  }
-  switch (config.EMBEDDINGS_PROVIDER) {
-    case 'offline':
-      return [];
-    case 'openai':
-      return [
-        ...(config.EMBEDDINGS_URL ? [] : ['EMBEDDINGS_URL is required when EMBEDDINGS_PROVIDER=openai']),
-        ...(config.EMBEDDINGS_MODEL ? [] : ['EMBEDDINGS_MODEL is required when EMBEDDINGS_PROVIDER=openai']),
-      ];
-    case 'local':
-      return config.EMBEDDINGS_MODEL_DIR
-        ? modelDirProblems(config.EMBEDDINGS_MODEL_DIR)
-        : ['EMBEDDINGS_MODEL_DIR is required when EMBEDDINGS_PROVIDER=local'];
-  }
-}
-
-/** The model folder's contents are checked when the provider is created (src/search/embeddings/local-embedding.provider.ts). */
-function modelDirProblems(dir: string): string[] {
-  const stats = statSync(dir, { throwIfNoEntry: false });
-  if (!stats) {
-    return [`EMBEDDINGS_MODEL_DIR=${JSON.stringify(dir)} does not exist`];
-  }
-  return stats.isDirectory() ? [] : [`EMBEDDINGS_MODEL_DIR=${JSON.stringify(dir)} is not a folder`];
+/**
+ * Search embeds in process with its offline model only: the `openai` and `local` providers were
+ * removed (issue #29: neither was shown to raise recall on users' intents). An operator who still
+ * asks for one is refused at start rather than silently served another ranking than they chose.
+ */
+function removedSettingProblems(env: Record<string, string | undefined>): string[] {
+  const provider = env.EMBEDDINGS_PROVIDER;
+  return provider && provider !== 'offline'
+    ? [
+        `EMBEDDINGS_PROVIDER=${JSON.stringify(provider)} is no longer supported: search embeds with its built-in offline model only; unset EMBEDDINGS_PROVIDER (its other EMBEDDINGS_* settings are not read)`,
+      ]
+    : [];
 }
 
 export class InvalidConfigError extends Error {
@@ -506,7 +425,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     (error) =>
       `${error.property}=${JSON.stringify(secret.has(error.property) ? '…' : error.value)} is invalid (${Object.values(error.constraints ?? {}).join(', ')})`,
   );
-  problems.push(...embeddingsProblems(config));
+  problems.push(...removedSettingProblems(env));
   if (problems.length > 0) {
     throw new InvalidConfigError(problems);
   }

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config.js';
 import { EMBEDDING_PROVIDER, type EmbeddingProvider } from './embeddings/embedding-provider.js';
 import {
   appDocument,
@@ -14,6 +13,13 @@ import { type ItemKey, SearchRepository } from './search.repository.js';
 const REBUILD_BATCH = 2000;
 
 /**
+ * Documents embedded per round, each round's vectors stored before the next are computed: a first
+ * embedding of a large catalogue that stops keeps what it did. 512 is what the removed
+ * EMBEDDINGS_BATCH_SIZE gave by default (64 × 8), unchanged.
+ */
+const EMBED_BATCH = 512;
+
+/**
  * Keeps the stored index (documents and embeddings) in step with the catalogue: documents whose
  * source rows changed are rebuilt, embeddings whose text or model changed are recomputed, nothing else.
  */
@@ -23,7 +29,6 @@ export class SearchIndexWriter {
 
   constructor(
     private readonly repository: SearchRepository,
-    private readonly config: AppConfig,
     @Inject(EMBEDDING_PROVIDER) private readonly provider: EmbeddingProvider,
   ) {}
 
@@ -121,18 +126,16 @@ export class SearchIndexWriter {
       return { complete: true, embedded: 0 };
     }
     let embedded = 0;
-    const batch = Math.max(this.config.EMBEDDINGS_BATCH_SIZE * 8, 256);
     try {
-      for (let i = 0; i < pending.length; i += batch) {
-        const slice = pending.slice(i, i + batch);
-        const vectors = await this.provider.embedDocuments(slice.map((item) => item.embedding_text));
+      for (let i = 0; i < pending.length; i += EMBED_BATCH) {
+        const slice = pending.slice(i, i + EMBED_BATCH);
         await this.repository.upsertEmbeddings(
           this.provider.model,
-          slice.map((item, k) => ({
+          slice.map((item) => ({
             kind: item.kind,
             name: item.name,
             text_hash: item.text_hash,
-            embedding: vectors[k],
+            embedding: this.provider.embed(item.embedding_text),
           })),
         );
         embedded += slice.length;

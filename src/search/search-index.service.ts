@@ -125,13 +125,11 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   }
 
   private async rankFunctions(request: FunctionSearchRequest): Promise<Hit[]> {
-    // The intent is embedded while the index is checked: with a remote model that is a round trip.
-    const [engine, runnable, rank] = await Promise.all([
+    const [engine, runnable] = await Promise.all([
       this.current(),
       request.configuredOnly ? this.repository.runnableFunctions(request.projectId) : undefined,
-      this.rankRequest(request.intent, request.offset, request.limit),
     ]);
-    return engine.rankFunctions(rank, { appNames: request.appNames, runnable });
+    return engine.rankFunctions(this.rankRequest(request), { appNames: request.appNames, runnable });
   }
 
   async searchApps(request: AppSearchRequest): Promise<Hit[] | undefined> {
@@ -142,12 +140,11 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
   }
 
   private async rankApps(request: AppSearchRequest): Promise<Hit[]> {
-    const [engine, configured, rank] = await Promise.all([
+    const [engine, configured] = await Promise.all([
       this.current(),
       request.configuredOnly ? this.repository.configuredApps(request.projectId) : undefined,
-      this.rankRequest(request.intent, request.offset, request.limit),
     ]);
-    return engine.rankApps(rank, { categories: request.categories, configured });
+    return engine.rankApps(this.rankRequest(request), { categories: request.categories, configured });
   }
 
   /**
@@ -187,19 +184,11 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
 
   async onApplicationShutdown(): Promise<void> {
     await (this.queued ?? this.running)?.catch(() => undefined);
-    await this.provider.close?.();
     this.wordnet?.close();
   }
 
-  private async rankRequest(intent: string, offset: number, limit: number): Promise<RankRequest> {
-    let vector: Float32Array | undefined;
-    try {
-      vector = await this.provider.embedQuery(intent);
-    } catch (error) {
-      // A search still answers, lexically, when the embeddings endpoint is down.
-      this.logger.warn(`Intent not embedded, ranking without vectors: ${(error as Error).message}`);
-    }
-    return { intent, vector, offset, limit };
+  private rankRequest({ intent, offset, limit }: FunctionSearchRequest | AppSearchRequest): RankRequest {
+    return { intent, vector: this.provider.embed(intent), offset, limit };
   }
 
   private async current(): Promise<SearchEngine> {
@@ -267,7 +256,6 @@ export class SearchIndexService implements OnApplicationBootstrap, OnApplication
       this.dictionary,
       {
         ...DEFAULT_ENGINE_OPTIONS,
-        vectorWeight: this.provider.vectorWeight ?? DEFAULT_ENGINE_OPTIONS.vectorWeight,
         minSimilarity: this.provider.minSimilarity,
         wordnet: this.wordnet ?? undefined,
       },

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AppConfig } from '../config/app-config.js';
-import { createEmbeddingProvider } from './embeddings/embedding-provider.factory.js';
 import { EMBEDDING_PROVIDER } from './embeddings/embedding-provider.js';
+import { OfflineEmbeddingProvider } from './embeddings/offline-embedding.provider.js';
+import { SemanticEmbeddingProvider } from './embeddings/semantic-embedding.provider.js';
 import { SearchIndexService } from './search-index.service.js';
 import { SearchIndexWriter } from './search-index-writer.js';
 import { SearchRepository } from './search.repository.js';
@@ -16,10 +16,13 @@ import type { WordNet } from './wordnet.js';
     wordnetProvider,
     wordVectorsProvider,
     {
+      // The word vectors' sentence vector joins the hashed features when the shipped file is there.
       provide: EMBEDDING_PROVIDER,
-      inject: [AppConfig, WORDNET, WORD_VECTORS],
-      useFactory: (config: AppConfig, wordnet: WordNet | null, vectors: WordVectors | null) =>
-        createEmbeddingProvider(config, wordnet ?? undefined, vectors ?? undefined),
+      inject: [WORDNET, WORD_VECTORS],
+      useFactory: (wordnet: WordNet | null, vectors: WordVectors | null) =>
+        vectors
+          ? new SemanticEmbeddingProvider(vectors, wordnet ?? undefined)
+          : new OfflineEmbeddingProvider(wordnet ?? undefined),
     },
     SearchRepository,
     SearchIndexWriter,

@@ -137,12 +137,10 @@ describe('the shipped word vectors', () => {
     );
   });
 
-  it('the provider’s model id names the word vectors, so a change of them re-embeds', async () => {
+  it('the provider’s model id names the word vectors, so a change of them re-embeds', () => {
     const vectors = loadWordVectors()!;
     const provider = new SemanticEmbeddingProvider(vectors, undefined);
     expect(provider.model).toContain(vectors.id);
-    const [document] = await provider.embedDocuments(['Creates a refund for a charge']);
-    expect(document).toHaveLength(256 + 100);
-    expect(await provider.embedQuery('Creates a refund for a charge')).toEqual(document);
+    expect(provider.embed('Creates a refund for a charge')).toHaveLength(256 + 100);
   });
 });

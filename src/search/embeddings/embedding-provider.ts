@@ -1,4 +1,7 @@
-/** Turns texts into vectors. Implementations: offline (hashed features) and any OpenAI-compatible endpoint. */
+/**
+ * Turns texts into vectors, in process: the offline embedding (hashed features, beside the shipped
+ * word vectors' sentence vector when they are present). Catalogue texts and intents are embedded alike.
+ */
 export interface EmbeddingProvider {
   /**
    * Identifies the model and its settings; stored with every embedding, so that a change of model
@@ -10,16 +13,8 @@ export interface EmbeddingProvider {
    * documents are ranked by name after the related ones rather than by noise.
    */
   readonly minSimilarity: number;
-  /**
-   * Weight of the vector similarity next to the lexical score, for a provider whose vectors were
-   * tuned with one of their own; absent: the engine's default.
-   */
-  readonly vectorWeight?: number;
-  /** Vectors of catalogue documents, in the order of `texts`. */
-  embedDocuments(texts: string[]): Promise<Float32Array[]>;
-  /** Vector of a search intent. */
-  embedQuery(text: string): Promise<Float32Array>;
-  close?(): Promise<void>;
+  /** Vector of a catalogue document's text or of a search intent. */
+  embed(text: string): Float32Array;
 }
 
 export const EMBEDDING_PROVIDER = Symbol('EMBEDDING_PROVIDER');

@@ -48,12 +48,4 @@ export class SemanticEmbeddingProvider implements EmbeddingProvider {
     semantic.forEach((value, i) => (out[hashed.length + i] = b * value));
     return out;
   }
-
-  embedDocuments(texts: string[]): Promise<Float32Array[]> {
-    return Promise.resolve(texts.map((text) => this.embed(text)));
-  }
-
-  embedQuery(text: string): Promise<Float32Array> {
-    return Promise.resolve(this.embed(text));
-  }
 }
