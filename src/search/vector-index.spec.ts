@@ -31,6 +31,24 @@ describe('topByScore', () => {
       }
     }
   });
+
+  it('equals a full sort for negative, zero and nearly equal scores', () => {
+    const random = sequence(11);
+    const size = 20_000;
+    const scores = new Float32Array(size);
+    for (let i = 0; i < size; i++) {
+      // Some positive, many negative (differing in the last bits only), and -0 beside 0 (equal scores).
+      const pick = random();
+      const value = random() * (pick < 0.5 ? 1 : 1 + 1e-6 * random());
+      scores[i] = pick < 0.05 ? value : pick < 0.1 ? 0 : pick < 0.15 ? -0 : -value;
+    }
+    const ids = Array.from({ length: size }, (_, i) => (i * 7919) % size);
+    const sorted = [...ids].sort((a, b) => scores[b] - scores[a] || a - b);
+    // 2000: the threshold among the zeros; 4000: among the negative scores.
+    for (const count of [1, 250, 1000, 2000, 4000]) {
+      expect(topByScore(ids, scores, count)).toEqual(sorted.slice(0, count));
+    }
+  });
 });
 
 describe('EmbeddingTable', () => {

@@ -245,9 +245,19 @@ function largest(values: ArrayLike<number>, count: number, scratch: Float32Array
   return out;
 }
 
+/** Buckets of one radix-select pass: 16 bits of a score's 32-bit key. */
+const RADIX = 1 << 16;
+const histogram = new Uint32Array(RADIX);
+
 /**
- * The `count` ids with the highest scores, best first, ties by id, without sorting all of them:
- * a selection finds the threshold, and only the ids at or above it are sorted.
+ * The `count` ids with the highest scores, best first, ties by id, without sorting all of them: a
+ * radix select finds the `count`-th highest score, and only the ids at or above it are sorted. Each
+ * score becomes a 32-bit key in the order of the scores; a histogram of the keys' high halves finds
+ * the threshold's bucket, one of the low halves within that bucket the threshold itself. Unlike the
+ * quickselect this replaced, nothing branches on a comparison. At 98,700 functions a search selects
+ * the best 1,000 of about 61k lexical matches and the best 250 of about 29k approximate vector
+ * matches: the in-process p50 went from 16.3–17.1 ms to 11.9–12.0 ms, rankings unchanged
+ * (lab/profile-search.ts, load average 1.5–3.2, 2026-11-29).
  */
 export function topByScore(ids: readonly number[], scores: Float32Array, count: number): number[] {
   const byScore = (a: number, b: number) => scores[b] - scores[a] || a - b;
@@ -255,18 +265,50 @@ export function topByScore(ids: readonly number[], scores: Float32Array, count: 
   if (n <= count * 4 || n < 256) {
     return [...ids].sort(byScore).slice(0, count);
   }
-  const values = new Float32Array(n);
+  const keys = new Uint32Array(n);
+  const values = new Float32Array(keys.buffer);
   for (let i = 0; i < n; i++) {
-    values[i] = scores[ids[i]];
+    // + 0 turns -0 into 0: the two are equal scores and must get equal keys.
+    values[i] = scores[ids[i]] + 0;
   }
-  const threshold = kthLargest(values, count);
+  for (let i = 0; i < n; i++) {
+    // IEEE 754 bits in score order: negative scores' bits reversed, positive ones' above them.
+    const bits = keys[i];
+    keys[i] = bits & 0x80000000 ? ~bits : bits | 0x80000000;
+  }
+  const high = selectBucket(keys, count);
+  const low = selectBucket(keys, high.rest, high.bucket);
+  const threshold = ((high.bucket << 16) | low.bucket) >>> 0;
   const above: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (scores[ids[i]] >= threshold) {
+    if (keys[i] >= threshold) {
       above.push(ids[i]);
     }
   }
   return above.sort(byScore).slice(0, count);
+}
+
+/**
+ * The 16-bit bucket that holds the `count`-th highest key: of the keys' high halves, or (given
+ * `high`) of the low halves of the keys whose high half is `high`; and that key's rank in its bucket.
+ */
+function selectBucket(keys: Uint32Array, count: number, high?: number): { bucket: number; rest: number } {
+  histogram.fill(0);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (high === undefined) {
+      histogram[key >>> 16]++;
+    } else if (key >>> 16 === high) {
+      histogram[key & 0xffff]++;
+    }
+  }
+  let rest = count;
+  let bucket = RADIX - 1;
+  while (bucket > 0 && histogram[bucket] < rest) {
+    rest -= histogram[bucket];
+    bucket--;
+  }
+  return { bucket, rest };
 }
 
 /** The k-th largest value (1-based), by quickselect; reorders `values`. */
