@@ -250,32 +250,39 @@ describe('a fleet of clients behind one address', () => {
   }, 180_000);
 });
 
-/** Two service instances need a database server both can reach (the embedded database has one holder). */
-describe.skipIf(inject('databaseTemplate').kind !== 'server')('request limits on two instances', () => {
-  let first: TestApp;
-  let second: NestFastifyApplication;
-  let secondUrl: string;
-  const limits = { RATE_LIMIT_REQUESTS: '4', RATE_LIMIT_WINDOW_SECONDS: '60' };
-
+/**
+ * Two service instances on one database server (the embedded database has one holder), started before the tests of
+ * the describe block this is called in and closed after them.
+ */
+function twoInstances(settings: Record<string, string>): { first: TestApp; secondUrl: string } {
+  const instances = {} as { first: TestApp; second?: NestFastifyApplication; secondUrl: string };
   beforeAll(async () => {
-    first = await TestApp.start(limits);
-    ({ app: second, url: secondUrl } = await first.startAnotherInstance('another instance', limits));
+    instances.first = await TestApp.start(settings);
+    ({ app: instances.second, url: instances.secondUrl } = await instances.first.startAnotherInstance(
+      'another instance',
+      settings,
+    ));
   });
-
   afterAll(async () => {
-    await second?.close();
-    await first?.close();
+    await instances.second?.close();
+    await instances.first?.close();
   });
+  return instances;
+}
+
+describe.skipIf(inject('databaseTemplate').kind !== 'server')('request limits on two instances', () => {
+  const limits = { RATE_LIMIT_REQUESTS: '4', RATE_LIMIT_WINDOW_SECONDS: '60' };
+  const instances = twoInstances(limits);
 
   it('share one budget per key', async () => {
-    const { apiKey } = await first.ctx.newProject();
-    const onSecond = () => fetch(`${secondUrl}${SECURED}`, { headers: { 'x-api-key': apiKey } });
+    const { apiKey } = await instances.first.ctx.newProject();
+    const onSecond = () => fetch(`${instances.secondUrl}${SECURED}`, { headers: { 'x-api-key': apiKey } });
     const statuses = [
-      (await first.get(SECURED, { apiKey })).status,
+      (await instances.first.get(SECURED, { apiKey })).status,
       (await onSecond()).status,
-      (await first.get(SECURED, { apiKey })).status,
+      (await instances.first.get(SECURED, { apiKey })).status,
       (await onSecond()).status,
-      (await first.get(SECURED, { apiKey })).status,
+      (await instances.first.get(SECURED, { apiKey })).status,
       (await onSecond()).status,
     ];
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
@@ -285,24 +292,15 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('request limits on
 describe.skipIf(inject('databaseTemplate').kind !== 'server')(
   'wrong keys from a blocked address on two instances',
   () => {
-    let first: TestApp;
-    let second: NestFastifyApplication;
-    let secondUrl: string;
     const limits = { AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '60' };
-
-    beforeAll(async () => {
-      first = await TestApp.start(limits);
-      ({ app: second, url: secondUrl } = await first.startAnotherInstance('another instance', limits));
-    });
-
-    afterAll(async () => {
-      await second?.close();
-      await first?.close();
-    });
+    const instances = twoInstances(limits);
 
     it('are refused without a lookup on each, while a key made on the other instance is admitted', async () => {
       const onSecond = (path: string, apiKey: string, init: RequestInit = {}) =>
-        fetch(`${secondUrl}${path}`, { ...init, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } });
+        fetch(`${instances.secondUrl}${path}`, {
+          ...init,
+          headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        });
       for (let i = 0; i < 7; i += 1) {
         await onSecond(SECURED, `pb_wrong_${i}`);
       }
@@ -310,7 +308,7 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')(
       const before = await onSecond(EXECUTE, randomKey(), { method: 'POST', body: '{"not json' });
       expect(before.status).toBe(429);
 
-      const made = await first.ctx.newProject('made on the first instance');
+      const made = await instances.first.ctx.newProject('made on the first instance');
       // Announced to the second instance by NOTIFY: within the few milliseconds before it arrives, the new key from
       // this blocked address may get the 429 a retry gets past.
       let status = 0;
@@ -332,24 +330,12 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')(
  * leases took, never more than the limit, and at most one lease (3 requests here) less.
  */
 describe.skipIf(inject('databaseTemplate').kind !== 'server')('a busy key on two instances', () => {
-  let first: TestApp;
-  let secondUrl: string;
-  let second: NestFastifyApplication;
   const limits = { RATE_LIMIT_REQUESTS: '300', RATE_LIMIT_WINDOW_SECONDS: '86400' };
-
-  beforeAll(async () => {
-    first = await TestApp.start(limits);
-    ({ app: second, url: secondUrl } = await first.startAnotherInstance('another instance', limits));
-  });
-
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
-  });
+  const instances = twoInstances(limits);
 
   it('is granted its budget within one lease, never more, with truthful RateLimit fields', async () => {
-    const { apiKey } = await first.ctx.newProject();
-    const firstUrl = first.url;
+    const { apiKey } = await instances.first.ctx.newProject();
+    const firstUrl = instances.first.url;
     const answers: Array<{ status: number; remaining: string | null; retryAfter: string | null }> = [];
     const client = async (url: string) => {
       for (let i = 0; i < 12; i += 1) {
@@ -363,7 +349,7 @@ describe.skipIf(inject('databaseTemplate').kind !== 'server')('a busy key on two
       }
     };
     // 16 clients on each instance, 384 requests in all.
-    await Promise.all(Array.from({ length: 32 }, (_, i) => client(i % 2 === 0 ? firstUrl : secondUrl)));
+    await Promise.all(Array.from({ length: 32 }, (_, i) => client(i % 2 === 0 ? firstUrl : instances.secondUrl)));
 
     const granted = answers.filter((answer) => answer.status === 200);
     const refused = answers.filter((answer) => answer.status === 429);
