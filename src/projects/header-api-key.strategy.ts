@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
 import { LRUCache } from 'lru-cache';
-import passport from 'passport';
-import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { hasBearerSecretShape, hashBearerSecret } from '../../libs/common/src/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { KnownKeys } from './known-keys.js';
@@ -31,7 +28,7 @@ const CACHE_MAX_KEYS = 10_000;
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * The `X-API-KEY` header checked by passport-headerapikey; the verify callback (`validate`) keeps
+ * The `X-API-KEY` header's check (ApiKeyGuard reads the header and calls `validate`), which keeps
  * the keys seen recently in memory, by the key itself: a hit costs one map lookup instead of a
  * SHA-256 and a query per request. The keys are already in this process's memory while their
  * requests run; they are never logged or written anywhere. An entry lives API_KEY_CACHE_TTL_MS at
@@ -41,7 +38,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
  * key is refused before any of this.
  */
 @Injectable()
-export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
+export class HeaderApiKeyStrategy {
   private readonly cache: LRUCache<string, CachedKey>;
   private readonly refused = new RefusedCredentials();
 
@@ -50,7 +47,6 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
     private readonly known: KnownKeys,
     config: AppConfig,
   ) {
-    super({ header: API_KEY_HEADER, prefix: '' }, false);
     this.cache = new LRUCache<string, CachedKey>({
       max: CACHE_MAX_KEYS,
       ttl: config.API_KEY_CACHE_TTL_MS,
@@ -79,17 +75,7 @@ export class HeaderApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy,
   }
 
   /**
-   * Each app registers its strategy on an authenticator of its own rather than on the process-wide
-   * passport singleton, where several apps in one process (tests run instances side by side) would
-   * replace each other's. The mixin registers the strategy here, on an authenticator nobody uses;
-   * ApiKeyGuard registers it on the one it authenticates with.
-   */
-  getPassportInstance(): passport.Authenticator {
-    return new passport.Authenticator();
-  }
-
-  /**
-   * The verify callback: the key's project, or ApiKeyInvalidError for unknown, revoked and expired keys alike.
+   * The key's project, or ApiKeyInvalidError for unknown, revoked and expired keys alike.
    * A cached key is answered without a promise (`get`); only a miss goes through `fetch`, which shares one
    * lookup among concurrent requests (the async path costs about 3 µs per request more, 2026-11-26 profile).
    */

@@ -187,7 +187,7 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
    * a request that fails to authenticate is counted against the address, and once the address is over its
    * failure budget it is answered 429 instead of 401 (without a database statement while the block lasts).
    */
-  async authenticateFrom<T>(address: string, authenticate: () => Promise<T>): Promise<T> {
+  async authenticateFrom<T>(address: string, authenticate: () => T | Promise<T>): Promise<T> {
     try {
       return await authenticate();
     } catch (error) {
