@@ -58,6 +58,10 @@ export function inputIssues(location: Location, value: unknown, limits: InputLim
   return issues.slice(0, MAX_ISSUES);
 }
 
+/**
+ * Walks a body depth first with one path (`loc`, pushed and popped as it goes), copied only into an issue: a path
+ * per value was two arrays for every key of every body.
+ */
 function walk(value: unknown, loc: Loc, depth: number, limits: InputLimits, issues: ValidationIssue[]): void {
   if (issues.length >= MAX_ISSUES) {
     return;
@@ -71,7 +75,7 @@ function walk(value: unknown, loc: Loc, depth: number, limits: InputLimits, issu
   }
   if (depth > limits.maxDepth) {
     issues.push({
-      loc,
+      loc: [...loc],
       msg: `JSON should be nested at most ${limits.maxDepth} levels deep`,
       type: 'too_deep',
     });
@@ -79,31 +83,39 @@ function walk(value: unknown, loc: Loc, depth: number, limits: InputLimits, issu
   }
   if (Array.isArray(value)) {
     if (value.length > limits.maxArrayItems) {
-      issues.push(tooManyItems(loc, limits.maxArrayItems));
+      issues.push(tooManyItems([...loc], limits.maxArrayItems));
       return;
     }
-    value.forEach((item, index) => walk(item, [...loc, index], depth + 1, limits, issues));
+    for (let index = 0; index < value.length; index += 1) {
+      loc.push(index);
+      walk(value[index], loc, depth + 1, limits, issues);
+      loc.pop();
+    }
     return;
   }
-  for (const [key, item] of Object.entries(value)) {
-    checkString(key, [...loc, key], limits, issues);
-    walk(item, [...loc, key], depth + 1, limits, issues);
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    loc.push(key);
+    checkString(key, loc, limits, issues);
+    walk(object[key], loc, depth + 1, limits, issues);
+    loc.pop();
   }
 }
 
+/** Reports a string over the length limit or holding U+0000, at a copy of `loc`. */
 function checkString(value: unknown, loc: Loc, limits: InputLimits, issues: ValidationIssue[]): void {
   if (typeof value !== 'string' || issues.length >= MAX_ISSUES) {
     return;
   }
   if (value.length > limits.maxStringLength) {
     issues.push({
-      loc,
+      loc: [...loc],
       msg: `String should have at most ${limits.maxStringLength} characters`,
       type: 'string_too_long',
     });
   } else if (value.includes('\u0000')) {
     issues.push({
-      loc,
+      loc: [...loc],
       msg: 'String should not contain the NUL character (U+0000)',
       type: 'string_pattern_mismatch',
     });
