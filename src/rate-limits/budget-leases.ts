@@ -62,8 +62,25 @@ export class BudgetLeases {
 
   constructor(private readonly take: TakeTokens) {}
 
-  async spend(subject: string, limit: number, windowMs: number): Promise<LeaseDecision> {
+  /**
+   * One request of the subject's budget: decided at once (no promise) when this instance holds a token of a live
+   * lease or knows the budget is spent; otherwise once a lease statement answers.
+   */
+  spend(subject: string, limit: number, windowMs: number): LeaseDecision | Promise<LeaseDecision> {
     const cell = this.cell(subject, limit, windowMs);
+    const now = Date.now();
+    if (cell.tokens > 0 && now < cell.expiresAt) {
+      cell.tokens -= 1;
+      return this.granted(cell, now);
+    }
+    if (now < cell.refusedUntil) {
+      return { granted: false, retryAfterSeconds: secondsUntil(cell.nextAt, now + cell.clockOffset) };
+    }
+    return this.spendAfterLease(subject, cell);
+  }
+
+  /** The rest of `spend`: waits for the lease in flight, or takes one, until the request is decided. */
+  private async spendAfterLease(subject: string, cell: Cell): Promise<LeaseDecision> {
     for (;;) {
       const now = Date.now();
       if (cell.tokens > 0 && now < cell.expiresAt) {

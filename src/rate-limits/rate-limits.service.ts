@@ -9,7 +9,7 @@ import {
   type RateLimitedError,
   RequestRateExceededError,
 } from './rate-limits.errors.js';
-import { BudgetLeases, secondsUntil } from './budget-leases.js';
+import { BudgetLeases, type LeaseDecision, secondsUntil } from './budget-leases.js';
 import { RateLimitsRepository } from './rate-limits.repository.js';
 
 /** On PostgreSQL the request limit is on unless RATE_LIMIT_REQUESTS says otherwise: 600 per window. */
@@ -152,15 +152,36 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     );
   }
 
-  /** GCRA: `limit` per `windowMs`, all at once at most; the IETF draft's `RateLimit-*` fields, or the refusal. */
-  private async spend(
+  /**
+   * GCRA: `limit` per `windowMs`, all at once at most; the IETF draft's `RateLimit-*` fields, or the refusal. A
+   * request granted from this instance's lease is answered without awaiting anything (BudgetLeases.spend).
+   */
+  private spend(
     budget: RateLimitBudget,
     subject: string,
     limit: number,
     windowMs: number,
     refusal: (headers: RateLimitHeaders) => RateLimitedError,
   ): Promise<RateLimitHeaders> {
-    const decision = await this.leases.spend(subject, limit, windowMs);
+    const decision = this.leases.spend(subject, limit, windowMs);
+    if (decision instanceof Promise) {
+      return decision.then((settled) => this.answer(budget, limit, windowMs, settled, refusal));
+    }
+    try {
+      return Promise.resolve(this.answer(budget, limit, windowMs, decision, refusal));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** A budget's decision as the answer's headers, or the refusal to throw. */
+  private answer(
+    budget: RateLimitBudget,
+    limit: number,
+    windowMs: number,
+    decision: LeaseDecision,
+    refusal: (headers: RateLimitHeaders) => RateLimitedError,
+  ): RateLimitHeaders {
     const policy = `${limit};w=${windowMs / 1000}`;
     this.metrics.rateLimit(budget, decision.granted);
     if (decision.granted) {
