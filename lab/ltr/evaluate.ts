@@ -1,0 +1,186 @@
+// Learning-to-rank, step 3: models fitted on the synthetic lists (synth.ts), applied to the default
+// ranking's top K on the evaluation sets, with K, the model (training variant, L2) and the blend
+// with the first-stage score chosen by 5-fold cross-validation over all five sets together
+// (bench/search-quality.ts's crossValidate), each set reported in-sample and cross-validated.
+// Usage: node dist-lab/lab/ltr/evaluate.js [groups.json]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  crossValidate,
+  type Evaluator,
+  figures,
+  type Ranks,
+  readAciCatalogue,
+  readOpenApiCatalogue,
+  SETS,
+  type SetName,
+  type Setting,
+  withinAppLines,
+} from '../../bench/search-quality.js';
+import { type EvalLine, readJsonl, SHARED } from '../../bench/support.js';
+import { loadWordVectors, WordNet } from '../../src/search/index.js';
+import { type Candidate, type Catalogue, FEATURE_NAMES, Indexed } from './features.js';
+import { type LinearModel, logLikelihood, score, train, type TrainList } from './model.js';
+import type { Group } from './synth.js';
+
+const GROUPS = process.argv[2] ?? 'dist-lab/ltr-groups.json';
+const K_MAX = 50;
+const wordnet = WordNet.open()!;
+const vectors = loadWordVectors()!;
+
+// Evaluation lines and their first-stage candidates.
+const aci = readAciCatalogue(join(SHARED, 'catalogs', 'aci')) as unknown as Catalogue;
+const imported = await readOpenApiCatalogue();
+const aciIndex = new Indexed(aci, wordnet, vectors);
+const withinIndex = new Indexed(imported as unknown as Catalogue, wordnet, vectors);
+type Line = EvalLine & { app?: string };
+const read = (name: string) => readJsonl(join(SHARED, 'eval', `${name}.jsonl`)) as Line[];
+const lines: Record<SetName, Line[]> = {
+  'functions-dev': read('functions-dev'),
+  'functions-users': read('functions-users'),
+  'apps-dev': read('apps-dev'),
+  'apps-users': read('apps-users'),
+  'within-app': withinAppLines(imported),
+};
+const rr = (names: string[], expected: string[]) => {
+  const at = names.slice(0, 10).findIndex((n) => expected.includes(n));
+  return at >= 0 ? 1 / (at + 1) : 0;
+};
+const appRanks = Object.fromEntries(
+  (['apps-dev', 'apps-users'] as const).map((set) => [
+    set,
+    lines[set].map((line) =>
+      rr(
+        aciIndex.engine
+          .rankApps({ intent: line.intent, vector: aciIndex.embed(line.intent), offset: 0, limit: 10 }, {})
+          .map((h) => h.name),
+        line.expected,
+      ),
+    ),
+  ]),
+) as Record<'apps-dev' | 'apps-users', number[]>;
+const FUNCTION_SETS = ['functions-dev', 'functions-users', 'within-app'] as const;
+const cands = Object.fromEntries(
+  FUNCTION_SETS.map((set) => [
+    set,
+    lines[set].map((line) =>
+      (set === 'within-app' ? withinIndex : aciIndex).candidates(line.intent, line.app, K_MAX),
+    ),
+  ]),
+) as Record<(typeof FUNCTION_SETS)[number], Candidate[][]>;
+
+// Models.
+const groups = JSON.parse(readFileSync(GROUPS, 'utf8')) as Group[];
+const variants: Record<string, (g: Group) => boolean> = {
+  literal: (g) => g.variant === 'literal',
+  'literal+bridge': () => true,
+  'summary only': (g) => g.variant === 'literal' && g.view === 'summary',
+};
+const models: { label: string; model: LinearModel }[] = [];
+// Sanity on the synthetic task itself: fitted on 4/5 of the documents, R@1 on the fifth against the first stage's.
+{
+  const held = (g: Group) => [...g.app].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % 5 === 0;
+  const fit = train(groups.filter((g) => !held(g)), { l2: 1e-4, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05 });
+  for (const variant of ['literal', 'bridge'] as const) {
+    for (const view of ['summary', 'description'] as const) {
+      const test = groups.filter((g) => held(g) && g.variant === variant && g.view === view);
+      const top1 = test.filter((g) => {
+        const s = g.candidates.map((x) => score(fit, x));
+        return s.every((value, i) => i === g.label || value < s[g.label]);
+      }).length;
+      const first = test.filter((g) => g.label === 0).length;
+      console.log(`synthetic held-out ${variant}/${view}: ${test.length} lists, R@1 first stage ${(first / test.length).toFixed(3)}, model ${(top1 / test.length).toFixed(3)}`);
+    }
+  }
+}
+for (const [variant, keep] of Object.entries(variants)) {
+  const lists: TrainList[] = groups.filter(keep);
+  for (const l2 of [1e-4, 1e-2]) {
+    const t = performance.now();
+    const model = train(lists, { l2, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05 });
+    console.log(
+      `model ${variant} l2 ${l2}: ${lists.length} lists, log-likelihood ${logLikelihood(model, lists).toFixed(3)}, ${((performance.now() - t) / 1000).toFixed(0)} s`,
+    );
+    models.push({ label: `${variant} l2 ${l2}`, model });
+  }
+}
+writeFileSync('dist-lab/ltr-models.json', JSON.stringify({ features: FEATURE_NAMES, models }, null, 1));
+
+// Settings: the default (no re-ranking) and every (model, K, blend, scope).
+interface Rerank {
+  model: LinearModel;
+  k: number;
+  /** Weight of the model's score next to the first-stage score divided by the best one; Infinity: the model alone. */
+  blend: number;
+  withinOnly: boolean;
+}
+const rerankRanks = (r: Rerank | undefined): Ranks => {
+  const out = { ...appRanks } as Ranks;
+  for (const set of FUNCTION_SETS) {
+    out[set] = cands[set].map((list, i) => {
+      const expected = lines[set][i].expected;
+      if (!r || (r.withinOnly && set !== 'within-app')) return rr(list.map((c) => c.name), expected);
+      const top = list.slice(0, r.k);
+      const s1max = top[0]?.s1 || 1;
+      const scored = top.map((c, at) => ({
+        name: c.name,
+        at,
+        s: r.blend === Infinity ? score(r.model, c.features) : c.s1 / s1max + r.blend * score(r.model, c.features),
+      }));
+      scored.sort((a, b) => b.s - a.s || a.at - b.at);
+      return rr([...scored.map((c) => c.name), ...list.slice(r.k).map((c) => c.name)], expected);
+    });
+  }
+  return out;
+};
+const settings: (Setting & { rerank?: Rerank })[] = [{ label: 'default', engine: {} }];
+for (const { label, model } of models) {
+  for (const k of [5, 10, 20, 30, 50]) {
+    for (const blend of [0.05, 0.1, 0.2, 0.5, 1, Infinity]) {
+      for (const withinOnly of [false, true]) {
+        settings.push({
+          label: `${label}, K ${k}, blend ${blend}${withinOnly ? ', within-app only' : ''}`,
+          engine: {},
+          rerank: { model, k, blend, withinOnly },
+        });
+      }
+    }
+  }
+}
+const cache = new Map<string, Ranks>();
+const evaluator = {
+  lines,
+  hasWordVectors: true,
+  ranks: (s: Setting & { rerank?: Rerank }) => {
+    let r = cache.get(s.label);
+    if (!r) {
+      r = rerankRanks(s.rerank);
+      cache.set(s.label, r);
+    }
+    return r;
+  },
+} as unknown as Evaluator;
+const three = (x: number[]) => {
+  const m = figures(x);
+  return `${m.recall1.toFixed(3)} ${m.recall5.toFixed(3)} ${m.mrr.toFixed(3)}`;
+};
+const cv = crossValidate(settings, evaluator);
+const base = evaluator.ranks(settings[0]);
+console.log(`\n${settings.length} settings; best on all lines: ${cv.best.label}`);
+cv.chosen.forEach((s, k) => console.log(`  chosen without fold ${k}: ${s.label}`));
+console.log('\nset              default R@1 R@5 MRR   | re-ranked in-sample R@1 R@5 MRR | CV R@1 R@5 MRR');
+for (const set of SETS) {
+  console.log(`${set.padEnd(16)} ${three(base[set])} | ${three(cv.bestRanks[set])} | ${three(cv.heldOut[set])}`);
+}
+const best = (cv.best as Setting & { rerank?: Rerank }).rerank;
+if (best) {
+  console.log('\nweights of the best model (standardised features):');
+  FEATURE_NAMES.forEach((name, j) => Math.abs(best.model.weights[j]) > 0.05 && console.log(`  ${name}: ${best.model.weights[j]}`));
+}
+// Every model at its best K/blend (in-sample), for the record.
+for (const { label } of models) {
+  const mine = settings.filter((s) => s.label.startsWith(label + ',') && !s.rerank?.withinOnly);
+  const c = crossValidate([settings[0], ...mine], evaluator);
+  console.log(`\n${label}: best ${c.best.label}`);
+  for (const set of FUNCTION_SETS) console.log(`  ${set.padEnd(16)} in-sample ${three(c.bestRanks[set])} | CV ${three(c.heldOut[set])}`);
+}
