@@ -1,7 +1,8 @@
 // Learning-to-rank, step 1: a sample of the APIs.guru directory mapped as `catalog import-openapi`
 // maps it, with each operation's summary and description kept apart (the synthetic queries are
 // made from one of them). The providers of the within-app evaluation set are left out.
-// Usage: node dist-lab/lab/ltr/corpus.js [directory api folder] > corpus.json (see lab/ltr/README.md)
+// Usage (after `npx tsc -p lab/tsconfig.json`): node dist-lab/lab/ltr/corpus.js [api folder] [out.json],
+// then synth.js, then evaluate.js.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
@@ -42,7 +43,13 @@ const pool = files.filter((f) => !held.has(provider(f))).sort((a, b) => (hash(a)
 console.error(`${files.length} documents, ${pool.length} outside the within-app providers`);
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
-const clean = (s: unknown) => (typeof s === 'string' ? s.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '');
+const clean = (s: unknown) =>
+  typeof s === 'string'
+    ? s
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+    : '';
 const out: CorpusApp[] = [];
 const seenProviders = new Map<string, number>();
 for (const file of pool) {
@@ -63,7 +70,10 @@ for (const file of pool) {
     const mapping = mapOpenApiDocument(document, { server: 'https://api.example.com' });
     if (mapping.functions.length < 5 || mapping.functions.length > 150) continue;
     if (out.some((app) => app.text.name === mapping.app.name)) continue;
-    const paths = (document.paths ?? {}) as Record<string, Record<string, { summary?: unknown; description?: unknown }>>;
+    const paths = (document.paths ?? {}) as Record<
+      string,
+      Record<string, { summary?: unknown; description?: unknown }>
+    >;
     const raw = new Map<string, { summary?: unknown; description?: unknown }>();
     for (const [path, item] of Object.entries(paths)) {
       for (const [method, op] of Object.entries(item ?? {})) {

@@ -63,45 +63,51 @@ const FUNCTION_SETS = ['functions-dev', 'functions-users', 'within-app'] as cons
 const cands = Object.fromEntries(
   FUNCTION_SETS.map((set) => [
     set,
-    lines[set].map((line) =>
-      (set === 'within-app' ? withinIndex : aciIndex).candidates(line.intent, line.app, K_MAX),
-    ),
+    lines[set].map((line) => (set === 'within-app' ? withinIndex : aciIndex).candidates(line.intent, line.app, K_MAX)),
   ]),
 ) as Record<(typeof FUNCTION_SETS)[number], Candidate[][]>;
 
 // Models.
 const groups = JSON.parse(readFileSync(GROUPS, 'utf8')) as Group[];
+const models: { label: string; model: LinearModel }[] = [];
 const variants: Record<string, (g: Group) => boolean> = {
-  literal: (g) => g.variant === 'literal',
   'literal+bridge': () => true,
+  'bridge only': (g) => g.variant === 'bridge',
   'summary only': (g) => g.variant === 'literal' && g.view === 'summary',
 };
-const models: { label: string; model: LinearModel }[] = [];
-// Sanity on the synthetic task itself: fitted on 4/5 of the documents, R@1 on the fifth against the first stage's.
-{
-  const held = (g: Group) => [...g.app].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % 5 === 0;
-  const fit = train(groups.filter((g) => !held(g)), { l2: 1e-4, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05 });
-  for (const variant of ['literal', 'bridge'] as const) {
-    for (const view of ['summary', 'description'] as const) {
-      const test = groups.filter((g) => held(g) && g.variant === variant && g.view === view);
-      const top1 = test.filter((g) => {
-        const s = g.candidates.map((x) => score(fit, x));
-        return s.every((value, i) => i === g.label || value < s[g.label]);
-      }).length;
-      const first = test.filter((g) => g.label === 0).length;
-      console.log(`synthetic held-out ${variant}/${view}: ${test.length} lists, R@1 first stage ${(first / test.length).toFixed(3)}, model ${(top1 / test.length).toFixed(3)}`);
-    }
-  }
-}
+// Feature subsets: all, or only what the first stage does not already weigh (the structure of the
+// operation against the intent's action and nouns), beside the first-stage score itself.
+const STRUCTURAL = new Set([
+  's1',
+  'rr',
+  'cos',
+  'last segment',
+  'segments matched',
+  'path params',
+  'depth',
+  'plural noun on collection',
+  'singular noun on item',
+]);
+const subsets: Record<string, boolean[]> = {
+  all: FEATURE_NAMES.map(() => true),
+  structural: FEATURE_NAMES.map((n) => STRUCTURAL.has(n) || /^\w+x\w+$/.test(n)),
+};
+const masked = (mask: boolean[]) => (x: number[]) => x.map((v, j) => (mask[j] ? v : 0));
+// Lists cut to the first stage's top `depth`: the hard negatives, the ones a re-ranker of the top K reorders.
 for (const [variant, keep] of Object.entries(variants)) {
-  const lists: TrainList[] = groups.filter(keep);
-  for (const l2 of [1e-4, 1e-2]) {
-    const t = performance.now();
-    const model = train(lists, { l2, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05 });
-    console.log(
-      `model ${variant} l2 ${l2}: ${lists.length} lists, log-likelihood ${logLikelihood(model, lists).toFixed(3)}, ${((performance.now() - t) / 1000).toFixed(0)} s`,
-    );
-    models.push({ label: `${variant} l2 ${l2}`, model });
+  for (const [subset, mask] of Object.entries(subsets)) {
+    for (const depth of (process.env.DEPTHS ?? '50').split(',').map(Number)) {
+      const lists: TrainList[] = groups
+        .filter((g) => keep(g) && g.label < depth && g.candidates.length > 1)
+        .map((g) => ({ label: g.label, candidates: g.candidates.slice(0, depth).map(masked(mask)) }));
+      const l2 = 1e-3;
+      const t = performance.now();
+      const model = train(lists, { l2, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05 });
+      console.log(
+        `model ${variant} ${subset} top ${depth}: ${lists.length} lists, log-likelihood ${logLikelihood(model, lists).toFixed(3)}, ${((performance.now() - t) / 1000).toFixed(0)} s`,
+      );
+      models.push({ label: `${variant} ${subset} top ${depth}`, model });
+    }
   }
 }
 writeFileSync('dist-lab/ltr-models.json', JSON.stringify({ features: FEATURE_NAMES, models }, null, 1));
@@ -119,7 +125,11 @@ const rerankRanks = (r: Rerank | undefined): Ranks => {
   for (const set of FUNCTION_SETS) {
     out[set] = cands[set].map((list, i) => {
       const expected = lines[set][i].expected;
-      if (!r || (r.withinOnly && set !== 'within-app')) return rr(list.map((c) => c.name), expected);
+      if (!r || (r.withinOnly && set !== 'within-app'))
+        return rr(
+          list.map((c) => c.name),
+          expected,
+        );
       const top = list.slice(0, r.k);
       const s1max = top[0]?.s1 || 1;
       const scored = top.map((c, at) => ({
@@ -135,8 +145,8 @@ const rerankRanks = (r: Rerank | undefined): Ranks => {
 };
 const settings: (Setting & { rerank?: Rerank })[] = [{ label: 'default', engine: {} }];
 for (const { label, model } of models) {
-  for (const k of [5, 10, 20, 30, 50]) {
-    for (const blend of [0.05, 0.1, 0.2, 0.5, 1, Infinity]) {
+  for (const k of [5, 10, 20, 30]) {
+    for (const blend of [0.02, 0.05, 0.1, 0.2, 0.5, 1, Infinity]) {
       for (const withinOnly of [false, true]) {
         settings.push({
           label: `${label}, K ${k}, blend ${blend}${withinOnly ? ', within-app only' : ''}`,
@@ -175,12 +185,24 @@ for (const set of SETS) {
 const best = (cv.best as Setting & { rerank?: Rerank }).rerank;
 if (best) {
   console.log('\nweights of the best model (standardised features):');
-  FEATURE_NAMES.forEach((name, j) => Math.abs(best.model.weights[j]) > 0.05 && console.log(`  ${name}: ${best.model.weights[j]}`));
+  FEATURE_NAMES.forEach(
+    (name, j) => Math.abs(best.model.weights[j]) > 0.05 && console.log(`  ${name}: ${best.model.weights[j]}`),
+  );
+}
+// A few fixed settings of each model, every function set (no choice made: for reading, not for picking).
+console.log('\nfixed settings (functions-dev | functions-users | within-app, R@1 R@5 MRR):');
+for (const s of settings.filter(
+  (x) =>
+    x.rerank && !x.rerank.withinOnly && [10, 30].includes(x.rerank.k) && [0.2, 1, Infinity].includes(x.rerank.blend),
+)) {
+  const r = evaluator.ranks(s);
+  console.log(`  ${s.label.padEnd(48)} ${FUNCTION_SETS.map((set) => three(r[set])).join(' | ')}`);
 }
 // Every model at its best K/blend (in-sample), for the record.
 for (const { label } of models) {
   const mine = settings.filter((s) => s.label.startsWith(label + ',') && !s.rerank?.withinOnly);
   const c = crossValidate([settings[0], ...mine], evaluator);
   console.log(`\n${label}: best ${c.best.label}`);
-  for (const set of FUNCTION_SETS) console.log(`  ${set.padEnd(16)} in-sample ${three(c.bestRanks[set])} | CV ${three(c.heldOut[set])}`);
+  for (const set of FUNCTION_SETS)
+    console.log(`  ${set.padEnd(16)} in-sample ${three(c.bestRanks[set])} | CV ${three(c.heldOut[set])}`);
 }

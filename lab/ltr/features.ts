@@ -3,6 +3,7 @@
 // field; the engine's private scoring is reached from here (lab only) for the first-stage scores.
 import {
   analyseFields,
+  appDocument,
   DEFAULT_ENGINE_OPTIONS,
   functionDocument,
   type AppText,
@@ -114,7 +115,10 @@ export class Indexed {
     this.names = fns.map((f) => f.text.name);
     const appDocs = catalogue.apps.map((app) => ({
       app,
-      doc: appDocumentOf(app.text, catalogue.functions.filter((f) => f.text.app_name === app.text.name)),
+      doc: appDocumentOf(
+        app.text,
+        catalogue.functions.filter((f) => f.text.app_name === app.text.name),
+      ),
     }));
     const fnDocs = fns.map((f) => functionDocument(f.text, apps.get(f.text.app_name)!));
     const fnTerms = fnDocs.map((d) => analyseFields(d.fields));
@@ -218,7 +222,6 @@ export class Indexed {
         if (d.all.has(term)) wHit += weight;
       }
       const last = d.literal[d.literal.length - 1];
-      const item = d.action === 1 || d.params > 0;
       const segHits = d.literal.filter((s) => typedSet.has(s)).length;
       const f: number[] = [
         (scores.values[id] ?? 0) / top,
@@ -239,7 +242,6 @@ export class Indexed {
         d.action === 1 && d.literal.some((s) => singular.has(s)) ? 1 : 0,
         d.name.size ? [...d.name].filter((t) => typedSet.has(t) || expanded.has(t)).length / d.name.size : 0,
       ];
-      void item;
       const cross = new Array<number>(QUERY_STATES * DOC_ACTIONS.length).fill(0);
       if (d.action >= 0) for (const q of states) cross[q * DOC_ACTIONS.length + d.action] = 1;
       f.push(...cross);
@@ -254,7 +256,6 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-import { appDocument } from '../../src/search/index.js';
 function appDocumentOf(app: AppText, functions: { text: FunctionText }[]) {
   return appDocument(
     app,

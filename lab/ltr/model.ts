@@ -71,7 +71,7 @@ export function train(lists: TrainList[], options: { l2: number; epochs: number;
         max = Math.max(max, acc);
       }
       let z = 0;
-      for (let c = 0; c < n; c++) z += (s[c] = Math.exp(s[c] - max));
+      for (let c = 0; c < n; c++) z += s[c] = Math.exp(s[c] - max);
       for (let c = 0; c < n; c++) {
         const p = s[c] / z - (c === labels[i] ? 1 : 0);
         const at = (offsets[i] + c) * dims;

@@ -84,11 +84,20 @@ for (let start = 0; start < corpus.length; start += BATCH) {
             missed++;
             continue;
           }
-          groups.push({ view, variant, app: app.text.name, query: q, label, candidates: candidates.map((c) => c.features) });
+          groups.push({
+            view,
+            variant,
+            app: app.text.name,
+            query: q,
+            label,
+            candidates: candidates.map((c) => c.features),
+          });
         }
       }
     }
   }
-  console.error(`${start + batch.length}/${corpus.length} documents, ${groups.length} lists, ${missed} targets outside the top ${K}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.error(
+    `${start + batch.length}/${corpus.length} documents, ${groups.length} lists, ${missed} targets outside the top ${K}, ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
 }
 writeFileSync(OUT, JSON.stringify(groups));
