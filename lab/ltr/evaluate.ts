@@ -22,6 +22,7 @@ import { loadWordVectors, WordNet } from '../../src/search/index.js';
 import { type Candidate, type Catalogue, FEATURE_NAMES, Indexed } from './features.js';
 import { type LinearModel, logLikelihood, score, train, type TrainList } from './model.js';
 import type { Group } from './synth.js';
+import { type TreeModel, trainTrees, treeScore } from './trees.js';
 
 const GROUPS = process.argv[2] ?? 'dist-lab/ltr-groups.json';
 const K_MAX = 50;
@@ -69,10 +70,12 @@ const cands = Object.fromEntries(
 
 // Models.
 const groups = JSON.parse(readFileSync(GROUPS, 'utf8')) as Group[];
-const models: { label: string; model: LinearModel }[] = [];
+type AnyModel = LinearModel | TreeModel;
+const apply = (model: AnyModel, x: number[]) => ('trees' in model ? treeScore(model, x) : score(model, x));
+const models: { label: string; model: AnyModel }[] = [];
+const TREES = process.env.MODEL === 'trees';
 const variants: Record<string, (g: Group) => boolean> = {
   'literal+bridge': () => true,
-  'bridge only': (g) => g.variant === 'bridge',
   'summary only': (g) => g.variant === 'literal' && g.view === 'summary',
 };
 // Feature subsets: all, or only what the first stage does not already weigh (the structure of the
@@ -101,12 +104,20 @@ for (const [variant, keep] of Object.entries(variants)) {
         .filter((g) => keep(g) && g.label < depth && g.candidates.length > 1)
         .map((g) => ({ label: g.label, candidates: g.candidates.slice(0, depth).map(masked(mask)) }));
       const l2 = 1e-3;
-      const t = performance.now();
-      const model = train(lists, { l2, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05 });
-      console.log(
-        `model ${variant} ${subset} top ${depth}: ${lists.length} lists, log-likelihood ${logLikelihood(model, lists).toFixed(3)}, ${((performance.now() - t) / 1000).toFixed(0)} s`,
-      );
-      models.push({ label: `${variant} ${subset} top ${depth}`, model });
+      for (const offset of (process.env.OFFSETS ?? '0,5,20').split(',').map(Number)) {
+        const t = performance.now();
+        if (TREES) {
+          const model = trainTrees(lists, { trees: 100, depth: 3, rate: 0.1, minHessian: 5, offset, l2: 1 });
+          console.log(`trees ${variant} ${subset} offset ${offset}: ${((performance.now() - t) / 1000).toFixed(0)} s`);
+          models.push({ label: `trees ${variant} ${subset}${offset ? ` residual ${offset}` : ''}`, model });
+          continue;
+        }
+        const model = train(lists, { l2, epochs: Number(process.env.EPOCHS ?? 150), rate: 0.05, offset });
+        console.log(
+          `model ${variant} ${subset} top ${depth} offset ${offset}: ${lists.length} lists, log-likelihood ${logLikelihood(model, lists).toFixed(3)}, ${((performance.now() - t) / 1000).toFixed(0)} s`,
+        );
+        models.push({ label: `${variant} ${subset} top ${depth}${offset ? ` residual ${offset}` : ''}`, model });
+      }
     }
   }
 }
@@ -114,7 +125,7 @@ writeFileSync('dist-lab/ltr-models.json', JSON.stringify({ features: FEATURE_NAM
 
 // Settings: the default (no re-ranking) and every (model, K, blend, scope).
 interface Rerank {
-  model: LinearModel;
+  model: AnyModel;
   k: number;
   /** Weight of the model's score next to the first-stage score divided by the best one; Infinity: the model alone. */
   blend: number;
@@ -135,7 +146,7 @@ const rerankRanks = (r: Rerank | undefined): Ranks => {
       const scored = top.map((c, at) => ({
         name: c.name,
         at,
-        s: r.blend === Infinity ? score(r.model, c.features) : c.s1 / s1max + r.blend * score(r.model, c.features),
+        s: r.blend === Infinity ? apply(r.model, c.features) : c.s1 / s1max + r.blend * apply(r.model, c.features),
       }));
       scored.sort((a, b) => b.s - a.s || a.at - b.at);
       return rr([...scored.map((c) => c.name), ...list.slice(r.k).map((c) => c.name)], expected);
@@ -146,7 +157,7 @@ const rerankRanks = (r: Rerank | undefined): Ranks => {
 const settings: (Setting & { rerank?: Rerank })[] = [{ label: 'default', engine: {} }];
 for (const { label, model } of models) {
   for (const k of [5, 10, 20, 30]) {
-    for (const blend of [0.02, 0.05, 0.1, 0.2, 0.5, 1, Infinity]) {
+    for (const blend of model.offset ? [Infinity] : [0.02, 0.05, 0.1, 0.2, 0.5, 1, Infinity]) {
       for (const withinOnly of [false, true]) {
         settings.push({
           label: `${label}, K ${k}, blend ${blend}${withinOnly ? ', within-app only' : ''}`,
@@ -183,17 +194,15 @@ for (const set of SETS) {
   console.log(`${set.padEnd(16)} ${three(base[set])} | ${three(cv.bestRanks[set])} | ${three(cv.heldOut[set])}`);
 }
 const best = (cv.best as Setting & { rerank?: Rerank }).rerank;
-if (best) {
+if (best && 'weights' in best.model) {
+  const weights = best.model.weights;
   console.log('\nweights of the best model (standardised features):');
-  FEATURE_NAMES.forEach(
-    (name, j) => Math.abs(best.model.weights[j]) > 0.05 && console.log(`  ${name}: ${best.model.weights[j]}`),
-  );
+  FEATURE_NAMES.forEach((name, j) => Math.abs(weights[j]) > 0.05 && console.log(`  ${name}: ${weights[j]}`));
 }
 // A few fixed settings of each model, every function set (no choice made: for reading, not for picking).
 console.log('\nfixed settings (functions-dev | functions-users | within-app, R@1 R@5 MRR):');
 for (const s of settings.filter(
-  (x) =>
-    x.rerank && !x.rerank.withinOnly && [10, 30].includes(x.rerank.k) && [0.2, 1, Infinity].includes(x.rerank.blend),
+  (x) => x.rerank && !x.rerank.withinOnly && [10, 30].includes(x.rerank.k) && [0.2, Infinity].includes(x.rerank.blend),
 )) {
   const r = evaluator.ranks(s);
   console.log(`  ${s.label.padEnd(48)} ${FUNCTION_SETS.map((set) => three(r[set])).join(' | ')}`);

@@ -5,6 +5,11 @@ export interface LinearModel {
   mean: number[];
   scale: number[];
   weights: number[];
+  /**
+   * Residual models: the score is offset·x[0] (the first-stage score over the list's best) plus the
+   * linear part, in training as in use, so the weights learn corrections to the first stage.
+   */
+  offset?: number;
 }
 
 export interface TrainList {
@@ -34,12 +39,16 @@ export function standardiser(lists: TrainList[], dims: number): { mean: number[]
 }
 
 export function score(model: LinearModel, x: number[]): number {
-  let s = 0;
+  let s = (model.offset ?? 0) * x[0];
   for (let j = 0; j < x.length; j++) s += model.weights[j] * (x[j] - model.mean[j]) * model.scale[j];
   return s;
 }
 
-export function train(lists: TrainList[], options: { l2: number; epochs: number; rate: number }): LinearModel {
+export function train(
+  lists: TrainList[],
+  options: { l2: number; epochs: number; rate: number; offset?: number },
+): LinearModel {
+  const offset = options.offset ?? 0;
   const dims = lists[0].candidates[0].length;
   const { mean, scale } = standardiser(lists, dims);
   // One flat array of standardised rows, lists delimited by offsets: an epoch is then a few tens of ms.
@@ -65,7 +74,7 @@ export function train(lists: TrainList[], options: { l2: number; epochs: number;
       let max = -Infinity;
       for (let c = 0; c < n; c++) {
         const at = (offsets[i] + c) * dims;
-        let acc = 0;
+        let acc = offset * lists[i].candidates[c][0];
         for (let j = 0; j < dims; j++) acc += rows[at + j] * w[j];
         s[c] = acc;
         max = Math.max(max, acc);
@@ -87,7 +96,7 @@ export function train(lists: TrainList[], options: { l2: number; epochs: number;
       w[j] -= (options.rate * mh) / (Math.sqrt(vh) + 1e-8);
     }
   }
-  return { mean, scale, weights: [...w].map((x) => Math.round(x * 1e5) / 1e5) };
+  return { mean, scale, weights: [...w].map((x) => Math.round(x * 1e5) / 1e5), offset };
 }
 
 /** Mean log-likelihood of the targets (to watch the fit). */
