@@ -68,6 +68,16 @@ const cands = Object.fromEntries(
   ]),
 ) as Record<(typeof FUNCTION_SETS)[number], Candidate[][]>;
 
+// Headroom: the share of lines with an expected function among the first stage's top K.
+for (const set of FUNCTION_SETS) {
+  const at = (k: number) =>
+    (
+      cands[set].filter((list, i) => list.slice(0, k).some((c) => lines[set][i].expected.includes(c.name))).length /
+      list0(set)
+    ).toFixed(3);
+  console.log(`${set}: first stage recall@5/10/20/30/50 ${[5, 10, 20, 30, 50].map(at).join('/')}`);
+}
+
 // Models.
 const groups = JSON.parse(readFileSync(GROUPS, 'utf8')) as Group[];
 type AnyModel = LinearModel | TreeModel;
