@@ -73,7 +73,7 @@ for (const set of FUNCTION_SETS) {
   const at = (k: number) =>
     (
       cands[set].filter((list, i) => list.slice(0, k).some((c) => lines[set][i].expected.includes(c.name))).length /
-      list0(set)
+      cands[set].length
     ).toFixed(3);
   console.log(`${set}: first stage recall@5/10/20/30/50 ${[5, 10, 20, 30, 50].map(at).join('/')}`);
 }
