@@ -72,7 +72,7 @@ interface Line extends EvalLine {
   app?: string;
 }
 
-function readAciCatalogue(dir: string): Catalogue {
+export function readAciCatalogue(dir: string): Catalogue {
   const out: Catalogue = { apps: [], functions: [] };
   for (const folder of readdirSync(dir, { withFileTypes: true })) {
     if (!folder.isDirectory()) {
@@ -95,7 +95,7 @@ function readAciCatalogue(dir: string): Catalogue {
 const WITHIN_APP = join(ROOT, 'bench', 'within-app');
 
 /** The trimmed APIs.guru documents, mapped as `catalog import-openapi` maps them; app names are the file names. */
-async function readOpenApiCatalogue(): Promise<Catalogue> {
+export async function readOpenApiCatalogue(): Promise<Catalogue> {
   const out: Catalogue = { apps: [], functions: [], appOfFile: new Map() };
   const dir = join(WITHIN_APP, 'openapi');
   for (const file of readdirSync(dir).sort()) {
@@ -116,7 +116,7 @@ async function readOpenApiCatalogue(): Promise<Catalogue> {
 }
 
 /** Within-app lines name the app by file and the expected functions by operation: resolved to names here. */
-function withinAppLines(catalogue: Catalogue): Line[] {
+export function withinAppLines(catalogue: Catalogue): Line[] {
   const raw = readFileSync(join(WITHIN_APP, 'intents.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim())
