@@ -59,25 +59,29 @@ async function score(vectors: WordVectors | undefined, label: string): Promise<v
   writeFileSync(`${OUT}/${label}.json`, JSON.stringify(out));
 }
 
-const label = process.env.LABEL ?? 'run';
-const started = performance.now();
-if (label === 'baseline') {
-  await score(undefined, label);
-} else {
-  const options: TrainOptions = {
-    ...TRAIN_DEFAULTS,
-    ...(JSON.parse(process.env.OPTS ?? '{}') as Partial<TrainOptions>),
-  };
-  const epochsToScore = new Set((process.env.SCORE_EPOCHS ?? String(options.epochs)).split(',').map(Number));
-  const docs = JSON.parse(readFileSync('/tmp/proj-lab/directory.json', 'utf8')) as DirectoryDocument[];
-  const basis = new Basis(shipped);
-  console.log(label, JSON.stringify(options));
-  await train(docs, basis, options, async (model, epoch) => {
-    console.log(`trained ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    if (epochsToScore.has(epoch)) {
-      await score(bake(model, basis, `lab-${label}-e${epoch}`), `${label}-e${epoch}`);
-      console.log(`scored ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    }
-  });
+if (process.argv[1]?.endsWith('projection-eval.js')) {
+  const label = process.env.LABEL ?? 'run';
+  const started = performance.now();
+  if (label === 'baseline') {
+    await score(undefined, label);
+  } else {
+    const options: TrainOptions = {
+      ...TRAIN_DEFAULTS,
+      ...(JSON.parse(process.env.OPTS ?? '{}') as Partial<TrainOptions>),
+    };
+    const epochsToScore = new Set((process.env.SCORE_EPOCHS ?? String(options.epochs)).split(',').map(Number));
+    const docs = JSON.parse(
+      readFileSync(process.env.DIRECTORY_JSON ?? '/tmp/proj-lab/directory.json', 'utf8'),
+    ) as DirectoryDocument[];
+    const basis = new Basis(shipped);
+    console.log(label, JSON.stringify(options));
+    await train(docs, basis, options, async (model, epoch) => {
+      console.log(`trained ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      if (epochsToScore.has(epoch)) {
+        await score(bake(model, basis, `lab-${label}-e${epoch}`), `${label}-e${epoch}`);
+        console.log(`scored ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      }
+    });
+  }
+  console.log(`done ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
-console.log(`done ${((performance.now() - started) / 1000).toFixed(0)} s`);
