@@ -5,10 +5,11 @@
 // Run: node dist-lab/lab/directory-pairs.js /tmp/proj-lab/directory.json, then projection-eval.js per
 // variant (LABEL, OPTS, SCORE_EPOCHS; LABEL=baseline first), then this; projection-grid.js for one variant.
 //
-// Result (2026-11-29, issue #29): it lost; the shipped sentence vector stays. 26 variants (W 100×100 or
+// Result (2026-11-29, issue #29): it lost; the shipped sentence vector stays. 28 variants (W 100×100 or
 // 64×100 and/or per-word weights; pairs summary↔description, ↔path, ↔operationId, title+tags↔summary;
-// temperature 0.05/0.1; batches grouped 1/8/32 per document; lr 1e-3/3e-4; 1-3 epochs; 123,887 operations
-// of 2,584 documents, the within-app providers left out). R@1/R@5/MRR, shipped → CV-chosen variant:
+// temperature 0.05/0.1; batches grouped 1/8/32 per document or by path (siblings as negatives); lr
+// 1e-3/3e-4; 1-3 epochs; 123,887 operations of 2,584 documents, the within-app providers left out).
+// R@1/R@5/MRR, shipped → CV-chosen variant:
 // - vector only gains on users: functions-users 0.291/0.458/0.366 → 0.335/0.520/0.420, within-app R@5
 //   0.624 → 0.661, R@1 flat (0.321 → 0.321); dev and apps within a line or two.
 // - the default fusion does not: folds chose the shipped vectors 3 times of 5, and the held-out figures

@@ -22,6 +22,8 @@ export interface TrainOptions {
   batch: number;
   /** Pairs of one document placed together in a batch (1: random batches). */
   group: number;
+  /** Within a document, operations on one resource (path) next to each other: siblings as hard negatives. */
+  byResource: boolean;
   learnW: boolean;
   learnWeights: boolean;
   lr: number;
@@ -39,6 +41,7 @@ export const TRAIN_DEFAULTS: TrainOptions = {
   temperature: 0.05,
   batch: 256,
   group: 8,
+  byResource: false,
   learnW: true,
   learnWeights: true,
   lr: 1e-3,
@@ -108,6 +111,8 @@ export class Basis {
 interface Pair {
   a: Int32Array;
   b: Int32Array;
+  /** The operation's resource: its path's literal segments. */
+  resource: string;
 }
 
 /** Identifier words: `listPetsByOwner` → "list pets by owner", `pets_list` → "pets list". */
@@ -118,6 +123,7 @@ export function buildPairs(docs: DirectoryDocument[], basis: Basis, kinds: PairK
   const out: Pair[][] = [];
   for (const doc of docs) {
     const pairs: Pair[] = [];
+    let resource = '';
     const add = (x: string, y: string) => {
       if (!x || !y || x === y) return;
       const key = `${x}\u0000${y}`;
@@ -125,11 +131,15 @@ export function buildPairs(docs: DirectoryDocument[], basis: Basis, kinds: PairK
       seen.add(key);
       const a = basis.tokens(x);
       const b = basis.tokens(y);
-      if (a.length > 0 && b.length > 0) pairs.push({ a, b });
+      if (a.length > 0 && b.length > 0) pairs.push({ a, b, resource });
     };
     for (const op of doc.operations) {
       const s = op.summary;
       if (!s) continue;
+      resource = op.path
+        .split('/')
+        .filter((segment) => segment && !segment.startsWith('{'))
+        .join('/');
       if (kinds.includes('sd')) add(s, op.description);
       if (kinds.includes('sp')) add(s, operationText({ method: op.method, path: op.path }));
       if (kinds.includes('si')) add(s, identifierWords(op.operationId));
@@ -209,6 +219,7 @@ export async function train(
     const groups: Pair[][] = [];
     for (const list of byDoc) {
       const copy = shuffle([...list], rand);
+      if (options.byResource) copy.sort((x, y) => (x.resource < y.resource ? -1 : x.resource > y.resource ? 1 : 0));
       for (let i = 0; i < copy.length; i += options.group) groups.push(copy.slice(i, i + options.group));
     }
     let order = shuffle(groups, rand).flat();
