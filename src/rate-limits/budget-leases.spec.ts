@@ -48,7 +48,7 @@ describe('BudgetLeases', () => {
     const cells = new MemoryCells();
     const leases = new BudgetLeases(cells.take);
     const decisions = await Promise.all(
-      Array.from({ length: 2_000 }, () => leases.spend('key:busy', 1_000_000, AGES_MS)),
+      Array.from({ length: 2_000 }, async () => leases.spend('key:busy', 1_000_000, AGES_MS)),
     );
     expect(granted(decisions)).toBe(2_000);
     expect(cells.statements).toBeLessThan(100);
@@ -68,7 +68,7 @@ describe('BudgetLeases', () => {
     const second = new BudgetLeases(cells.take);
     const limit = 1_000;
     const decisions = await Promise.all(
-      Array.from({ length: 1_600 }, (_, i) => (i % 2 === 0 ? first : second).spend('key:shared', limit, HOUR_MS)),
+      Array.from({ length: 1_600 }, async (_, i) => (i % 2 === 0 ? first : second).spend('key:shared', limit, HOUR_MS)),
     );
     // A lease is at most 1 % of the limit: 10 requests here.
     expect(Math.max(...cells.counts)).toBeLessThanOrEqual(10);
@@ -81,7 +81,7 @@ describe('BudgetLeases', () => {
     const first = new BudgetLeases(cells.take);
     const second = new BudgetLeases(cells.take);
     const decisions = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? first : second).spend('owner:p:o', 3, HOUR_MS)),
+      Array.from({ length: 12 }, async (_, i) => (i % 2 === 0 ? first : second).spend('owner:p:o', 3, HOUR_MS)),
     );
     expect(granted(decisions)).toBe(3);
     expect(new Set(cells.counts)).toEqual(new Set([1]));
@@ -93,7 +93,7 @@ describe('BudgetLeases', () => {
     await leases.spend('key:spent', 1, HOUR_MS);
     const refused = await leases.spend('key:spent', 1, HOUR_MS);
     const statements = cells.statements;
-    const again = await Promise.all(Array.from({ length: 50 }, () => leases.spend('key:spent', 1, HOUR_MS)));
+    const again = await Promise.all(Array.from({ length: 50 }, async () => leases.spend('key:spent', 1, HOUR_MS)));
     expect(refused).toEqual({ granted: false, retryAfterSeconds: 3_600 });
     expect(granted(again)).toBe(0);
     expect(cells.statements).toBe(statements);
@@ -119,7 +119,9 @@ describe('BudgetLeases', () => {
       }
       return cells.take(...args);
     });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => leases.spend('key:x', 100, HOUR_MS)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, async () => leases.spend('key:x', 100, HOUR_MS)),
+    );
     expect(results.map((result) => result.status)).toEqual(Array(5).fill('rejected'));
     fail = false;
     expect((await leases.spend('key:x', 100, HOUR_MS)).granted).toBe(true);

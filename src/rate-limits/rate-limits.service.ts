@@ -167,11 +167,8 @@ export class RateLimitsService implements OnApplicationBootstrap, OnModuleDestro
     if (decision instanceof Promise) {
       return decision.then((settled) => this.answer(budget, limit, windowMs, settled, refusal));
     }
-    try {
-      return Promise.resolve(this.answer(budget, limit, windowMs, decision, refusal));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    // The refusal `answer` throws rejects the promise, as from the lease's path.
+    return new Promise((resolve) => resolve(this.answer(budget, limit, windowMs, decision, refusal)));
   }
 
   /** A budget's decision as the answer's headers, or the refusal to throw. */
