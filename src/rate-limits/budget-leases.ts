@@ -68,6 +68,11 @@ export class BudgetLeases {
    */
   spend(subject: string, limit: number, windowMs: number): LeaseDecision | Promise<LeaseDecision> {
     const cell = this.cell(subject, limit, windowMs);
+    return this.decidedFromMemory(cell) ?? this.spendAfterLease(subject, cell);
+  }
+
+  /** The decision this instance can make without a statement: a token of a live lease, or a budget known spent. */
+  private decidedFromMemory(cell: Cell): LeaseDecision | undefined {
     const now = Date.now();
     if (cell.tokens > 0 && now < cell.expiresAt) {
       cell.tokens -= 1;
@@ -76,20 +81,12 @@ export class BudgetLeases {
     if (now < cell.refusedUntil) {
       return { granted: false, retryAfterSeconds: secondsUntil(cell.nextAt, now + cell.clockOffset) };
     }
-    return this.spendAfterLease(subject, cell);
+    return undefined;
   }
 
   /** The rest of `spend`: waits for the lease in flight, or takes one, until the request is decided. */
   private async spendAfterLease(subject: string, cell: Cell): Promise<LeaseDecision> {
     for (;;) {
-      const now = Date.now();
-      if (cell.tokens > 0 && now < cell.expiresAt) {
-        cell.tokens -= 1;
-        return this.granted(cell, now);
-      }
-      if (now < cell.refusedUntil) {
-        return { granted: false, retryAfterSeconds: secondsUntil(cell.nextAt, now + cell.clockOffset) };
-      }
       if (cell.pending) {
         cell.waiting += 1;
         try {
@@ -110,6 +107,10 @@ export class BudgetLeases {
           // The database's own refusal answers the request that asked (as without leases), whatever the clocks say.
           return { granted: false, retryAfterSeconds: secondsUntil(cell.nextAt, Date.now() + cell.clockOffset) };
         }
+      }
+      const decided = this.decidedFromMemory(cell);
+      if (decided) {
+        return decided;
       }
     }
   }
