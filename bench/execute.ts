@@ -493,6 +493,20 @@ export function figures(samples: Sample[]): Figures {
 
 export const round = (value: number) => Math.round(value * 1000) / 1000;
 
+/**
+ * The throughput of a path over the bare proxy's, round by round (the two measured within the same round, a few
+ * seconds apart): the median and the range over the rounds. The pooled ratio divides totals over all rounds, and
+ * this machine's speed can move twofold between rounds; a ratio taken within each round is less exposed to it.
+ */
+export function pairedRatios(path: Sample[], bare: Sample[]): { median: number; min: number; max: number } {
+  const ratios = path
+    .map((sample, index) => sample.requests / sample.seconds / (bare[index].requests / bare[index].seconds))
+    .sort((x, y) => x - y);
+  const middle = ratios.length / 2;
+  const median = ratios.length % 2 === 1 ? ratios[Math.floor(middle)] : (ratios[middle - 1] + ratios[middle]) / 2;
+  return { median: round(median), min: round(ratios[0]), max: round(ratios[ratios.length - 1]) };
+}
+
 /** (BENCH_MCP) Calls `call` one at a time for `seconds`, each call's latency kept; `pid` is the serving process's. */
 async function sequential(call: () => Promise<void>, seconds: number, pid?: number): Promise<Sample> {
   const latencies: number[] = [];
@@ -817,6 +831,8 @@ async function main(): Promise<void> {
     const low = at(Math.min(...levels));
     const high = at(Math.max(...levels));
     const ratioAt = (figure: Figures) => Math.round((figure.req_per_s / high.b_bare_proxy.req_per_s) * 1000) / 1000;
+    const highest = Math.max(...levels);
+    const paired = (label: string) => pairedRatios(samples[`${label}@${highest}`] ?? [], samples[`b@${highest}`] ?? []);
     const summaryOf = (label: string, build: string, kind = 'compare') => {
       const key = label === 'c' ? 'c_patchbay' : `${label}_${kind}`;
       const lowFigure = (low as Record<string, Figures>)[key];
@@ -824,6 +840,7 @@ async function main(): Promise<void> {
       return {
         build,
         [`throughput_ratio_to_bare_proxy_at_${Math.max(...levels)}`]: ratioAt(highFigure),
+        [`throughput_ratio_per_round_at_${highest}`]: paired(label),
         [`added_median_ms_at_${Math.min(...levels)}`]: round(lowFigure.median_ms - low.a_direct.median_ms),
         [`server_cpu_us_per_request_at_${Math.max(...levels)}`]: highFigure.server_cpu_us_per_request,
         [`main_thread_cpu_us_per_request_at_${Math.max(...levels)}`]: highFigure.main_thread_cpu_us_per_request,
