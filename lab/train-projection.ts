@@ -261,27 +261,24 @@ export async function train(
           logits[i * B + j] = dot / tau;
         }
       }
-      // Symmetric InfoNCE: G = dL/dlogits.
+      // Symmetric InfoNCE: G = dL/dlogits. One direction: each anchor a's softmax over b of
+      // logits[a * across + b * along], whose target is b = a; queries to passages (B, 1), then passages to queries (1, B).
       G.fill(0);
-      let loss = 0;
-      for (let i = 0; i < B; i++) {
-        let max = -Infinity;
-        for (let j = 0; j < B; j++) max = Math.max(max, logits[i * B + j]);
-        let sum = 0;
-        for (let j = 0; j < B; j++) sum += Math.exp(logits[i * B + j] - max);
-        loss += max + Math.log(sum) - logits[i * B + i];
-        for (let j = 0; j < B; j++) G[i * B + j] += Math.exp(logits[i * B + j] - max) / sum / (2 * B);
-        G[i * B + i] -= 1 / (2 * B);
-      }
-      for (let j = 0; j < B; j++) {
-        let max = -Infinity;
-        for (let i = 0; i < B; i++) max = Math.max(max, logits[i * B + j]);
-        let sum = 0;
-        for (let i = 0; i < B; i++) sum += Math.exp(logits[i * B + j] - max);
-        loss += max + Math.log(sum) - logits[j * B + j];
-        for (let i = 0; i < B; i++) G[i * B + j] += Math.exp(logits[i * B + j] - max) / sum / (2 * B);
-        G[j * B + j] -= 1 / (2 * B);
-      }
+      const direction = (across: number, along: number): number => {
+        let part = 0;
+        for (let a = 0; a < B; a++) {
+          let max = -Infinity;
+          for (let b = 0; b < B; b++) max = Math.max(max, logits[a * across + b * along]);
+          let sum = 0;
+          for (let b = 0; b < B; b++) sum += Math.exp(logits[a * across + b * along] - max);
+          part += max + Math.log(sum) - logits[a * across + a * along];
+          for (let b = 0; b < B; b++)
+            G[a * across + b * along] += Math.exp(logits[a * across + b * along] - max) / sum / (2 * B);
+          G[a * across + a * along] -= 1 / (2 * B);
+        }
+        return part;
+      };
+      const loss = direction(B, 1) + direction(1, B);
       lossSum += loss / (2 * B);
       batches++;
       dE.fill(0);
