@@ -498,7 +498,11 @@ export const round = (value: number) => Math.round(value * 1000) / 1000;
  * seconds apart): the median and the range over the rounds. The pooled ratio divides totals over all rounds, and
  * this machine's speed can move twofold between rounds; a ratio taken within each round is less exposed to it.
  */
-export function pairedRatios(path: Sample[], bare: Sample[]): { median: number; min: number; max: number } {
+export function pairedRatios(path: Sample[], bare: Sample[]): { median: number; min: number; max: number } | null {
+  // BENCH_ONLY can leave out the bare proxy (or the path): then there is nothing to pair.
+  if (path.length === 0 || path.length !== bare.length) {
+    return null;
+  }
   const ratios = path
     .map((sample, index) => sample.requests / sample.seconds / (bare[index].requests / bare[index].seconds))
     .sort((x, y) => x - y);
