@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExecutionLogBatch, type ExecutionRecord, plainArrayLiteral } from './execution-log.batch.js';
+import { ExecutionLogBatch, type ExecutionRecord } from './execution-log.batch.js';
 
 const record = (overrides: Partial<ExecutionRecord>): ExecutionRecord => ({
   project_id: '4b1e3a52-8c7d-4f0e-9a1b-2c3d4e5f6a7b',
@@ -15,30 +15,15 @@ const record = (overrides: Partial<ExecutionRecord>): ExecutionRecord => ({
 });
 
 describe('ExecutionLogBatch', () => {
-  it('keeps each distinct text value once and refers to it by its 1-based position', () => {
+  it('holds each column in the order rows were added, REST and no token when not said', () => {
     const batch = new ExecutionLogBatch();
     batch.add('id-1', record({}));
-    batch.add(
-      'id-2',
-      record({ function_name: 'GITHUB__CREATE_ISSUE', linked_account_owner_id: 'GITHUB', source: 'mcp' }),
-    );
+    batch.add('id-2', record({ function_name: 'GITHUB__CREATE_ISSUE', source: 'mcp', mcp_token_id: 'token-1' }));
     expect(batch.size).toBe(2);
-    expect(batch.values).toEqual([
-      '4b1e3a52-8c7d-4f0e-9a1b-2c3d4e5f6a7b',
-      'GITHUB',
-      'GITHUB__GET_REPO',
-      'user-1',
-      'rest',
-      'GITHUB__CREATE_ISSUE',
-      'mcp',
-    ]);
-    expect([batch.projects, batch.apps, batch.functions, batch.owners, batch.sources]).toEqual([
-      [1, 1],
-      [2, 2],
-      [3, 6],
-      [4, 2],
-      [5, 7],
-    ]);
+    expect(batch.ids).toEqual(['id-1', 'id-2']);
+    expect(batch.functions).toEqual(['GITHUB__GET_REPO', 'GITHUB__CREATE_ISSUE']);
+    expect(batch.sources).toEqual(['rest', 'mcp']);
+    expect(batch.tokens).toEqual([null, 'token-1']);
   });
 
   it('gives back any row as a batch of its own, unchanged', () => {
@@ -48,24 +33,13 @@ describe('ExecutionLogBatch', () => {
       upstream_status: null,
       error: 'Timeout: "x" did not answer',
       started_at_ms: 5,
+      source: 'mcp',
     });
     batch.add('id-1', record({}));
     batch.add('id-2', failed);
     const single = batch.row(1);
-    expect(single.size).toBe(1);
-    expect(single.ids).toEqual(['id-2']);
-    expect(single.errors).toEqual([failed.error]);
-    expect(single.statuses).toEqual([null]);
-    expect(single.startedAtMs).toEqual([5]);
-    expect(single.values[single.functions[0] - 1]).toBe('GITHUB__GET_REPO');
-  });
-});
-
-describe('plainArrayLiteral', () => {
-  it('writes numbers, booleans, UUIDs and NULL as a PostgreSQL array literal', () => {
-    expect(plainArrayLiteral([1, 200, null])).toBe('{1,200,NULL}');
-    expect(plainArrayLiteral([true, false])).toBe('{true,false}');
-    expect(plainArrayLiteral([])).toBe('{}');
-    expect(plainArrayLiteral(['019a0000-0000-7000-8000-000000000001'])).toBe('{019a0000-0000-7000-8000-000000000001}');
+    const again = new ExecutionLogBatch();
+    again.add('id-2', failed);
+    expect(single).toEqual(again);
   });
 });

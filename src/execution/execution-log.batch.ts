@@ -19,29 +19,22 @@ export interface ExecutionRecord {
 }
 
 /**
- * Execution-log rows waiting to be written, held as columns rather than one object per row.
- *
- * A busy service records thousands of executions a second, nearly all of the same few projects,
- * functions, owners and sources: those five text columns hold positions in one list of distinct values, so
- * a row costs a few numbers here and the insert parses small integers instead of repeated text.
- * The other columns become SQL array literals with one `join` each.
+ * Execution-log rows waiting to be written, held as columns rather than one object per row: the insert
+ * sends each column as one array (src/database/binary-arrays.ts).
  */
 export class ExecutionLogBatch {
   readonly ids: string[] = [];
   readonly startedAtMs: number[] = [];
-  readonly projects: number[] = [];
-  readonly apps: number[] = [];
-  readonly functions: number[] = [];
-  readonly owners: number[] = [];
+  readonly projects: string[] = [];
+  readonly apps: string[] = [];
+  readonly functions: string[] = [];
+  readonly owners: string[] = [];
   readonly successes: boolean[] = [];
   readonly statuses: (number | null)[] = [];
   readonly durations: number[] = [];
   readonly errors: (string | null)[] = [];
-  readonly sources: number[] = [];
+  readonly sources: ExecutionSource[] = [];
   readonly tokens: (string | null)[] = [];
-  /** The distinct values of the five text columns; positions start at 1, as in SQL arrays. */
-  readonly values: string[] = [];
-  private readonly positions = new Map<string, number>();
 
   get size(): number {
     return this.ids.length;
@@ -50,15 +43,15 @@ export class ExecutionLogBatch {
   add(id: string, row: ExecutionRecord): void {
     this.ids.push(id);
     this.startedAtMs.push(row.started_at_ms);
-    this.projects.push(this.position(row.project_id));
-    this.apps.push(this.position(row.app_name));
-    this.functions.push(this.position(row.function_name));
-    this.owners.push(this.position(row.linked_account_owner_id));
+    this.projects.push(row.project_id);
+    this.apps.push(row.app_name);
+    this.functions.push(row.function_name);
+    this.owners.push(row.linked_account_owner_id);
     this.successes.push(row.success);
     this.statuses.push(row.upstream_status);
     this.durations.push(row.duration_ms);
     this.errors.push(row.error);
-    this.sources.push(this.position(row.source ?? 'rest'));
+    this.sources.push(row.source ?? 'rest');
     this.tokens.push(row.mcp_token_id ?? null);
   }
 
@@ -66,35 +59,18 @@ export class ExecutionLogBatch {
   row(index: number): ExecutionLogBatch {
     const single = new ExecutionLogBatch();
     single.add(this.ids[index], {
-      project_id: this.values[this.projects[index] - 1],
-      app_name: this.values[this.apps[index] - 1],
-      function_name: this.values[this.functions[index] - 1],
-      linked_account_owner_id: this.values[this.owners[index] - 1],
+      project_id: this.projects[index],
+      app_name: this.apps[index],
+      function_name: this.functions[index],
+      linked_account_owner_id: this.owners[index],
       success: this.successes[index],
       upstream_status: this.statuses[index],
       duration_ms: this.durations[index],
       error: this.errors[index],
       started_at_ms: this.startedAtMs[index],
-      source: this.values[this.sources[index] - 1] as ExecutionSource,
+      source: this.sources[index],
       mcp_token_id: this.tokens[index],
     });
     return single;
   }
-
-  private position(value: string): number {
-    let position = this.positions.get(value);
-    if (position === undefined) {
-      position = this.values.push(value);
-      this.positions.set(value, position);
-    }
-    return position;
-  }
-}
-
-/**
- * A PostgreSQL array literal of values that need no quoting (UUIDs, integers, booleans, numbers):
- * one join instead of the driver quoting and escaping every element.
- */
-export function plainArrayLiteral(values: readonly (string | number | boolean | null)[]): string {
-  return `{${values.map((value) => (value === null ? 'NULL' : value)).join(',')}}`;
 }

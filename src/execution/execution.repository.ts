@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { boolArray, int4Array, textArray, timestamptzArray, uuidArray } from '../database/binary-arrays.js';
 import { newestFirst } from '../database/newest-first.js';
 import { CacheGenerationEntity } from './cache-generation.entity.js';
-import { ExecutionLogBatch, plainArrayLiteral } from './execution-log.batch.js';
+import type { ExecutionLogBatch } from './execution-log.batch.js';
 import { ExecutionEntity } from './execution.entity.js';
 
 export interface ExecutionFilter {
@@ -30,8 +31,8 @@ export class ExecutionRepository {
   }
 
   /**
-   * One statement for the whole batch, whatever its size: one array per column, the four text
-   * columns as positions in the batch's list of distinct values (cheap to send and to parse).
+   * One statement for the whole batch, whatever its size: one array per column, sent in PostgreSQL's binary
+   * format, so that the database copies each value instead of parsing it.
    */
   async insertExecutions(batch: ExecutionLogBatch): Promise<void> {
     if (batch.size === 0) {
@@ -40,25 +41,21 @@ export class ExecutionRepository {
     await this.dataSource.query(
       `INSERT INTO "executions" ("id", "project_id", "app_name", "function_name", "linked_account_owner_id", ` +
         `"success", "upstream_status", "duration_ms", "error", "created_at", "source", "mcp_token_id") ` +
-        `SELECT r.id, v.t[r.p]::uuid, v.t[r.a], v.t[r.f], v.t[r.o], r.s, r.u, r.d, r.e, to_timestamp(r.c / 1000), ` +
-        `v.t[r.src], r.tok ` +
-        `FROM (SELECT $11::text[] AS t) AS v, ` +
-        `unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::int[], $6::boolean[], $7::int[], $8::int[], ` +
-        `$9::text[], $10::float8[], $12::int[], $13::uuid[]) AS r(id, p, a, f, o, s, u, d, e, c, src, tok)`,
+        `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], ` +
+        `$7::int[], $8::int[], $9::text[], $10::timestamptz[], $11::text[], $12::uuid[])`,
       [
-        plainArrayLiteral(batch.ids),
-        plainArrayLiteral(batch.projects),
-        plainArrayLiteral(batch.apps),
-        plainArrayLiteral(batch.functions),
-        plainArrayLiteral(batch.owners),
-        plainArrayLiteral(batch.successes),
-        plainArrayLiteral(batch.statuses),
-        plainArrayLiteral(batch.durations),
-        batch.errors,
-        plainArrayLiteral(batch.startedAtMs),
-        batch.values,
-        plainArrayLiteral(batch.sources),
-        plainArrayLiteral(batch.tokens),
+        uuidArray(batch.ids),
+        uuidArray(batch.projects),
+        textArray(batch.apps),
+        textArray(batch.functions),
+        textArray(batch.owners),
+        boolArray(batch.successes),
+        int4Array(batch.statuses),
+        int4Array(batch.durations),
+        textArray(batch.errors),
+        timestamptzArray(batch.startedAtMs),
+        textArray(batch.sources),
+        uuidArray(batch.tokens),
       ],
     );
   }

@@ -21,10 +21,10 @@ interface StoredRow {
 }
 
 /**
- * The execution-log insert: a batch travels as columns, its repeated texts as positions in one list of
- * distinct values and the other columns as array literals built by hand (src/execution/execution-log.batch.ts).
- * What must hold is that every value comes back exactly as recorded, texts PostgreSQL's array syntax gives a
- * meaning to included, and that a batch the database refuses writes none of its rows.
+ * The execution-log insert: a batch travels as one array per column in PostgreSQL's binary format
+ * (src/database/binary-arrays.ts). What must hold is that every value comes back exactly as recorded (texts of
+ * any content, times to the microsecond on either side of PostgreSQL's epoch, UUIDs in either case), and that a
+ * batch the database refuses writes none of its rows.
  */
 describe('execution-log insert (medium: real database)', () => {
   let app: TestApp;
@@ -112,6 +112,30 @@ describe('execution-log insert (medium: real database)', () => {
     }
   });
 
+  it('writes start times to the microsecond, before and after 2000, and UUIDs of either case', async () => {
+    const times = [
+      Date.UTC(1999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2000, 0, 1),
+      Date.UTC(2026, 10, 29, 13, 0, 0, 123) + 0.456,
+      Date.UTC(2100, 0, 1, 0, 0, 0, 1),
+    ];
+    const upper = randomUUID().toUpperCase();
+    const batch = new ExecutionLogBatch();
+    const ids = times.map((started, n) => {
+      const id = n === 0 ? upper : randomUUID();
+      batch.add(id, record({ started_at_ms: started, linked_account_owner_id: 'times' }));
+      return id.toLowerCase();
+    });
+    await repository.insertExecutions(batch);
+    const stored: { id: string; micros: string }[] = await app.dataSource.query(
+      `SELECT "id", (extract(epoch FROM "created_at") * 1000000)::bigint::text AS "micros"
+         FROM "executions" WHERE "id" = ANY($1::uuid[])`,
+      [ids],
+    );
+    const micros = new Map(stored.map((row) => [row.id, row.micros]));
+    expect(ids.map((id) => micros.get(id))).toEqual(times.map((ms) => String(Math.round(ms * 1000))));
+  });
+
   it('a refused batch writes none of its rows', async () => {
     const existing = randomUUID();
     const first = new ExecutionLogBatch();
@@ -133,7 +157,7 @@ describe('execution-log insert (medium: real database)', () => {
     for (let n = 0; n < 5; n += 1) {
       writer.record(record({ linked_account_owner_id: owner, duration_ms: n }));
     }
-    // One row the database refuses (the insert casts project ids to uuid): its batch fails as a whole.
+    // One row the insert refuses (a project id that is not a UUID): its batch fails as a whole.
     writer.record(record({ linked_account_owner_id: owner, project_id: 'not-a-uuid', duration_ms: 99 }));
     await writer.flush();
     const written: { duration_ms: number }[] = await app.dataSource.query(
