@@ -82,7 +82,7 @@ async function serve(options: ServeOptions): Promise<void> {
  * spent 4 times as long in young-generation collections and 20–30 % more CPU per execution for the rest of its
  * life. In `npm run bench:execute` with three services of the same build side by side (PostgreSQL, concurrency
  * 64, 2026-11-29), 6 of 21 service processes settled in that state with pretenuring (101–116 µs of CPU per
- * execution against 80–91 µs), none of 18 without it (81–97 µs). Set once listening: what the start loads (the
+ * execution against 80–91 µs), none of 27 without it (81–97 µs). Set once listening: what the start loads (the
  * catalogue, the search index) keeps V8's default. V8 reads this flag at each collection.
  */
 function servingHeap(): void {
