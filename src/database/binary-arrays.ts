@@ -25,10 +25,12 @@ function arrayOf(
   bytes: (index: number) => number,
   write: (buffer: Buffer, offset: number, index: number) => void,
 ): Buffer {
+  const widths = new Int32Array(length);
   let size = HEADER_BYTES;
   let nulls = 0;
   for (let index = 0; index < length; index += 1) {
     const width = bytes(index);
+    widths[index] = width;
     size += 4 + (width < 0 ? 0 : width);
     nulls += width < 0 ? 1 : 0;
   }
@@ -40,7 +42,7 @@ function arrayOf(
   buffer.writeInt32BE(1, 16);
   let offset = HEADER_BYTES;
   for (let index = 0; index < length; index += 1) {
-    const width = bytes(index);
+    const width = widths[index];
     buffer.writeInt32BE(width, offset);
     offset += 4;
     if (width >= 0) {
@@ -117,24 +119,18 @@ for (let digit = 0; digit < 16; digit += 1) {
 const PAIRS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 function writeUuid(value: string, buffer: Buffer, offset: number): void {
-  const canonical =
-    value.length === 36 &&
-    value.charCodeAt(8) === 45 &&
-    value.charCodeAt(13) === 45 &&
-    value.charCodeAt(18) === 45 &&
-    value.charCodeAt(23) === 45;
-  for (let byte = 0; canonical && byte < 16; byte += 1) {
+  const refuse = () => new TypeError(`Not a UUID in its canonical form: ${JSON.stringify(value.slice(0, 40))}`);
+  if (value.length !== 36 || [8, 13, 18, 23].some((dash) => value.charCodeAt(dash) !== 45)) {
+    throw refuse();
+  }
+  for (let byte = 0; byte < 16; byte += 1) {
     const high = HEX[value.charCodeAt(PAIRS[byte])] ?? -1;
     const low = HEX[value.charCodeAt(PAIRS[byte] + 1)] ?? -1;
     if (high < 0 || low < 0) {
-      break;
+      throw refuse();
     }
     buffer[offset + byte] = (high << 4) | low;
-    if (byte === 15) {
-      return;
-    }
   }
-  throw new TypeError(`Not a UUID in its canonical form: ${JSON.stringify(value.slice(0, 40))}`);
 }
 
 /** `uuid[]` from canonical UUID strings (8-4-4-4-12 hex digits); anything else throws a TypeError. */
